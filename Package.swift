@@ -1,0 +1,30 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+/// Targets are the architecture: FoldCore is pure and everything points at it;
+/// FoldTransport alone imports libwebsockets, FoldStore alone imports SQLite;
+/// the executables are thin.
+let package = Package(
+    name: "foldsync",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "foldsyncd", targets: ["foldsyncd"]),
+        .executable(name: "foldsync", targets: ["foldsync"]),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CLibWebSockets", pkgConfig: "libwebsockets",
+            providers: [.apt(["libwebsockets-dev"])]),
+        .systemLibrary(
+            name: "CSQLite", pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]),
+        .target(name: "FoldCore"),
+        .target(name: "FoldTransport", dependencies: ["CLibWebSockets"]),
+        .target(name: "FoldStore", dependencies: ["FoldCore", "CSQLite"]),
+        .target(name: "FoldDaemon", dependencies: ["FoldCore", "FoldTransport", "FoldStore"]),
+        .executableTarget(name: "foldsyncd", dependencies: ["FoldDaemon"]),
+        .executableTarget(name: "foldsync", dependencies: ["FoldCore", "FoldTransport"]),
+        .testTarget(name: "FoldCoreTests", dependencies: ["FoldCore"]),
+        .testTarget(name: "FoldDaemonTests", dependencies: ["FoldCore"]),
+    ]
+)
