@@ -19,7 +19,7 @@ let package = Package(
             name: "CSQLite", pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]),
         .target(name: "FoldCore"),
-        .target(name: "FoldTransport", dependencies: ["CLibWebSockets"]),
+        .target(name: "FoldTransport", dependencies: ["FoldCore", "CLibWebSockets"]),
         .target(name: "FoldStore", dependencies: ["FoldCore", "CSQLite"]),
         .target(name: "FoldDaemon", dependencies: ["FoldCore", "FoldTransport", "FoldStore"]),
         .executableTarget(name: "foldsyncd", dependencies: ["FoldDaemon"]),

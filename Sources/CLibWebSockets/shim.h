@@ -1,0 +1,20 @@
+#ifndef FOLDSYNC_LWS_SHIM_H
+#define FOLDSYNC_LWS_SHIM_H
+#include <libwebsockets.h>
+
+/// LWS_PRE is a function-like macro, which Swift cannot import.
+static inline size_t fs_lws_pre(void) { return LWS_PRE; }
+
+/// lwsl_* are variadic macros; Swift can call neither.
+static inline void fs_lws_log(int level, const char *message) { _lws_log(level, "%s\n", message); }
+
+/// A timer whose callback can find its Swift owner: the sul must come first so
+/// the lws_sorted_usec_list_t pointer handed to the callback casts back.
+typedef struct fs_timer { lws_sorted_usec_list_t sul; void *owner; } fs_timer_t;
+static inline fs_timer_t *fs_timer_from(lws_sorted_usec_list_t *sul) { return (fs_timer_t *)sul; }
+
+/// The per-connection user area: only an id, never a Swift reference,
+/// because lws zero-fills and frees it behind our back.
+typedef struct fs_pss { unsigned long long id; } fs_pss_t;
+
+#endif

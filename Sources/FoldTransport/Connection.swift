@@ -1,0 +1,55 @@
+import CLibWebSockets
+
+/// One WebSocket peer and its bounded outgoing queue.
+///
+/// Service thread only, like everything lws hands us: the hub enqueues here
+/// and the WRITEABLE callback drains, both on that thread.
+public final class Connection {
+    public let id: UInt64
+    /// Answered with `foldsync.v1.batch`: queued messages may leave as one
+    /// newline-separated frame.
+    public let batching: Bool
+    public let peer: String
+    /// The raw `Sec-WebSocket-Protocol` offer, kept for credentials carried there.
+    public let offeredProtocols: String
+    let wsi: OpaquePointer
+    var queue = FrameQueue()
+    var closeRequest: (code: UInt16, reason: String)?
+    /// The message being reassembled from fragments.
+    var rx: [UInt8] = []
+
+    init(id: UInt64, wsi: OpaquePointer, batching: Bool, peer: String, offeredProtocols: String) {
+        self.id = id
+        self.wsi = wsi
+        self.batching = batching
+        self.peer = peer
+        self.offeredProtocols = offeredProtocols
+    }
+
+    public var queuedFrames: Int { queue.count }
+    public var queuedBytes: Int { queue.bytes }
+    public var isClosing: Bool { closeRequest != nil }
+
+    /// Queues a frame shared with other connections; the bytes are not copied.
+    public func send(_ frame: OutFrame) {
+        guard closeRequest == nil else { return }
+        let wasEmpty = queue.isEmpty
+        queue.push(frame)
+        if wasEmpty { lws_callback_on_writable(wsi) }
+    }
+
+    /// Drops what is queued and not yet written (conflation: the caller
+    /// replaces it with a snapshot).
+    public func discardQueued() { queue.removeAll() }
+
+    /// Sends a close frame after what is queued (or at once when `flush` is
+    /// false), then drops the connection. `deadlineSeconds` bounds a peer that
+    /// never reads: lws then drops it without ceremony.
+    public func close(code: UInt16, reason: String, flush: Bool = true, deadlineSeconds: Int32 = 5) {
+        guard closeRequest == nil else { return }
+        if !flush { queue.removeAll() }
+        closeRequest = (code, String(reason.utf8.prefix(120)) ?? "")
+        lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, deadlineSeconds)
+        lws_callback_on_writable(wsi)
+    }
+}

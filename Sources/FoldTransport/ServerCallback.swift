@@ -1,0 +1,163 @@
+import CLibWebSockets
+import FoldCore
+import Glibc
+
+/// The single lws callback for all three protocol names. It recovers the
+/// server from the context user pointer (the server outlives its context)
+/// and dispatches. Every branch we do not handle falls through to
+/// `lws_callback_http_dummy`, which also answers stray HTTP with a 404.
+func serverCallback(
+    _ wsi: OpaquePointer?, _ reason: lws_callback_reasons,
+    _ user: UnsafeMutableRawPointer?, _ input: UnsafeMutableRawPointer?, _ len: Int
+) -> Int32 {
+    guard let wsi, let ctx = lws_get_context(wsi), let raw = lws_context_user(ctx) else {
+        return lws_callback_http_dummy(wsi, reason, user, input, len)
+    }
+    let server = Unmanaged<WebServer>.fromOpaque(raw).takeUnretainedValue()
+    let pss = user?.assumingMemoryBound(to: fs_pss_t.self)
+    switch reason {
+    case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
+        return server.filterUpgrade(wsi)
+    case LWS_CALLBACK_ESTABLISHED:
+        guard let pss else { return -1 }
+        server.established(wsi, pss)
+        return 0
+    case LWS_CALLBACK_RECEIVE:
+        guard let pss, let c = server.connections[pss.pointee.id] else { return -1 }
+        return server.receive(c, input, len)
+    case LWS_CALLBACK_SERVER_WRITEABLE:
+        guard let pss, let c = server.connections[pss.pointee.id] else { return 0 }
+        return server.writeable(c)
+    case LWS_CALLBACK_CLOSED:
+        if let pss, let c = server.connections.removeValue(forKey: pss.pointee.id) {
+            server.delegate?.closed(c)
+        }
+        return 0
+    case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
+        server.delegate?.woken()
+        return 0
+    case LWS_CALLBACK_HTTP:
+        guard let pss else { return -1 }
+        return server.httpBegin(wsi, pss)
+    case LWS_CALLBACK_HTTP_BODY:
+        guard let pss, let s = server.exchanges[pss.pointee.id] else { return -1 }
+        return server.httpBody(s, input, len)
+    case LWS_CALLBACK_HTTP_BODY_COMPLETION:
+        guard let pss, let s = server.exchanges[pss.pointee.id] else { return -1 }
+        if s.response == nil { server.delegate?.request(s.request) }
+        return 0
+    case LWS_CALLBACK_HTTP_WRITEABLE:
+        guard let pss, let s = server.exchanges[pss.pointee.id] else { return 0 }
+        return server.httpWrite(s)
+    case LWS_CALLBACK_HTTP_DROP_PROTOCOL, LWS_CALLBACK_CLOSED_HTTP:
+        if let pss { server.exchanges[pss.pointee.id] = nil }
+        return lws_callback_http_dummy(wsi, reason, user, input, len)
+    default:
+        return lws_callback_http_dummy(wsi, reason, user, input, len)
+    }
+}
+
+extension WebServer {
+    func allocateID() -> UInt64 {
+        defer { nextID += 1 }
+        return nextID
+    }
+
+    func filterUpgrade(_ wsi: OpaquePointer) -> Int32 {
+        if stopping { return 1 }
+        let path = Headers.read(wsi, WSI_TOKEN_GET_URI) ?? ""
+        guard path == "/ws" else { return 1 }
+        if let refusal = delegate?.admit(path: path, headers: Headers.all(wsi), peer: Headers.peer(wsi)) {
+            logger.debug("upgrade refused with \(refusal)")
+            return 1
+        }
+        return 0
+    }
+
+    func established(_ wsi: OpaquePointer, _ pss: UnsafeMutablePointer<fs_pss_t>) {
+        let id = allocateID()
+        pss.pointee.id = id
+        let name = lws_get_protocol(wsi).flatMap { $0.pointee.name.map { String(cString: $0) } } ?? ""
+        let c = Connection(
+            id: id, wsi: wsi, batching: name == Subprotocol.batch,
+            peer: Headers.peer(wsi), offeredProtocols: Headers.read(wsi, WSI_TOKEN_PROTOCOL) ?? "")
+        connections[id] = c
+        delegate?.opened(c)
+    }
+
+    func receive(_ c: Connection, _ input: UnsafeMutableRawPointer?, _ len: Int) -> Int32 {
+        let wsi = c.wsi
+        if lws_frame_is_binary(wsi) != 0 {
+            return closeNow(wsi, LWS_CLOSE_STATUS_UNACCEPTABLE_OPCODE, "binary frames are not accepted")
+        }
+        if c.rx.count + len > config.maxMessageBytes {
+            return closeNow(wsi, LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE, "message over \(config.maxMessageBytes) bytes")
+        }
+        if let input, len > 0 {
+            c.rx.append(contentsOf: UnsafeRawBufferPointer(start: input, count: len))
+        }
+        guard lws_is_final_fragment(wsi) != 0, lws_remaining_packet_payload(wsi) == 0 else { return 0 }
+        let message = c.rx
+        c.rx.removeAll(keepingCapacity: c.rx.capacity <= 4096)
+        message.withUnsafeBytes { delegate?.received(c, $0) }
+        return 0
+    }
+
+    func closeNow(_ wsi: OpaquePointer, _ code: lws_close_status, _ reason: String) -> Int32 {
+        var bytes = Array(reason.utf8.prefix(120))
+        lws_close_reason(wsi, code, &bytes, bytes.count)
+        return -1
+    }
+
+    /// Writes what is queued. Batching peers get everything that fits in one
+    /// frame and one write; the others get frames while the socket takes them.
+    func writeable(_ c: Connection) -> Int32 {
+        let wsi = c.wsi
+        if c.queue.isEmpty {
+            if let close = c.closeRequest {
+                var bytes = Array(close.reason.utf8)
+                lws_close_reason(wsi, lws_close_status(rawValue: UInt32(close.code)), &bytes, bytes.count)
+                return -1
+            }
+            return 0
+        }
+        if c.batching {
+            if writeBatch(c) < 0 { return -1 }
+        } else {
+            var sent = 0
+            repeat {
+                guard let f = c.queue.pop() else { break }
+                if lws_write(wsi, f.payload, f.count, LWS_WRITE_TEXT) < f.count { return -1 }
+                sent += 1
+            } while !c.queue.isEmpty && sent < 64 && lws_send_pipe_choked(wsi) == 0
+        }
+        if c.queue.isEmpty {
+            if c.closeRequest != nil { lws_callback_on_writable(wsi) }
+            delegate?.drained(c)
+        } else {
+            lws_callback_on_writable(wsi)
+        }
+        return 0
+    }
+
+    private func writeBatch(_ c: Connection) -> Int32 {
+        guard let first = c.queue.first else { return 0 }
+        let limit = scratchSize - Int(fs_lws_pre()) - 16
+        if c.queue.count == 1 || first.count + 1 >= limit {
+            _ = c.queue.pop()
+            return lws_write(c.wsi, first.payload, first.count, LWS_WRITE_TEXT) < first.count ? -1 : 0
+        }
+        let base = (scratch + Int(fs_lws_pre())).assumingMemoryBound(to: UInt8.self)
+        var used = 0
+        while let f = c.queue.first, used == 0 || used + 1 + f.count <= limit {
+            if used > 0 {
+                base[used] = 0x0A
+                used += 1
+            }
+            (UnsafeMutableRawPointer(base) + used).copyMemory(from: f.payload, byteCount: f.count)
+            used += f.count
+            _ = c.queue.pop()
+        }
+        return lws_write(c.wsi, base, used, LWS_WRITE_TEXT) < used ? -1 : 0
+    }
+}

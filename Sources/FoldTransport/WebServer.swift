@@ -1,0 +1,187 @@
+import CLibWebSockets
+import FoldCore
+import Glibc
+
+/// Errors from bringing the transport up.
+public struct TransportError: Error, CustomStringConvertible {
+    public let description: String
+}
+
+/// The daemon's one lws context: WebSocket at `/ws` and HTTP on the same port.
+///
+/// Threading contract (lws' own): one service thread creates the context,
+/// runs `run()`, and is the only thread that touches connections, queues and
+/// lws state. Other threads only call `waker.wake()` (lws_cancel_service).
+public final class WebServer {
+    public let config: TransportConfig
+    public let waker = Waker()
+    public weak var delegate: WebServerDelegate?
+    let logger: Logger
+
+    /// Service thread only, like every field below.
+    var context: OpaquePointer?
+    var vhost: OpaquePointer?
+    public private(set) var port = 0
+    var connections: [UInt64: Connection] = [:]
+    var exchanges: [UInt64: HTTPState] = [:]
+    var nextID: UInt64 = 1
+    var stopping = false
+    /// Reused for coalesced writes and HTTP chunks: lws copies what it cannot send at once.
+    var scratch: UnsafeMutableRawPointer
+    var scratchSize: Int
+    /// C strings, protocol and retry tables lws points at for the life of the context.
+    private var owned: [UnsafeMutableRawPointer] = []
+    private var protocols: UnsafeMutablePointer<lws_protocols>?
+    private var retry: UnsafeMutablePointer<lws_retry_bo_t>?
+
+    public init(config: TransportConfig, logger: Logger) {
+        self.config = config
+        self.logger = logger
+        scratchSize = max(config.maxBatchBytes, 64 * 1024) + Int(fs_lws_pre()) + 16
+        scratch = .allocate(byteCount: scratchSize, alignment: 16)
+    }
+
+    deinit {
+        scratch.deallocate()
+        for p in owned { free(p) }
+        protocols?.deallocate()
+        retry?.deallocate()
+    }
+
+    public var connectionCount: Int { connections.count }
+    public func connection(_ id: UInt64) -> Connection? { connections[id] }
+
+    private func cString(_ s: String) -> UnsafePointer<CChar> {
+        let p = strdup(s)!
+        owned.append(UnsafeMutableRawPointer(p))
+        return UnsafePointer(p)
+    }
+
+    /// Creates the context and binds. Call on the thread that will call `run()`.
+    public func start() throws(TransportError) {
+        lws_set_log_level(logger.level >= .debug ? Int32(LLL_ERR | LLL_WARN) : Int32(LLL_ERR), nil)
+        let fdLimit = Self.raiseDescriptorLimit()
+
+        // Three names, one callback: a client without a subprotocol lands on
+        // protocols[0], which also serves plain HTTP.
+        let names = ["http", Subprotocol.plain, Subprotocol.batch]
+        let table = UnsafeMutablePointer<lws_protocols>.allocate(capacity: names.count + 1)
+        for (i, name) in names.enumerated() {
+            var p = lws_protocols()
+            p.name = cString(name)
+            p.callback = serverCallback
+            p.per_session_data_size = MemoryLayout<fs_pss_t>.size
+            p.rx_buffer_size = 16 * 1024
+            // lws splits sends into tx_packet_size pieces; a coalesced batch should leave in one.
+            p.tx_packet_size = scratchSize
+            p.id = UInt32(i)
+            (table + i).initialize(to: p)
+        }
+        (table + names.count).initialize(to: lws_protocols())
+        protocols = table
+
+        let policy = UnsafeMutablePointer<lws_retry_bo_t>.allocate(capacity: 1)
+        var r = lws_retry_bo_t()
+        r.secs_since_valid_ping = UInt16(clamping: config.pingSeconds)
+        r.secs_since_valid_hangup = UInt16(clamping: max(config.hangupSeconds, config.pingSeconds + 1))
+        policy.initialize(to: r)
+        retry = policy
+
+        var info = lws_context_creation_info()
+        var options = UInt64(LWS_SERVER_OPTION_EXPLICIT_VHOSTS) | UInt64(LWS_SERVER_OPTION_VALIDATE_UTF8)
+        switch config.eventLoop {
+        case .poll: break
+        case .libev: options |= UInt64(LWS_SERVER_OPTION_LIBEV)
+        case .libuv: options |= UInt64(LWS_SERVER_OPTION_LIBUV) | UInt64(LWS_SERVER_OPTION_UV_NO_SIGSEGV_SIGFPE_SPIN)
+        }
+        info.options = options
+        info.user = Unmanaged.passUnretained(self).toOpaque()
+        info.fd_limit_per_thread = UInt32(max(fdLimit - config.fdReserve, 128))
+        info.port = CONTEXT_PORT_NO_LISTEN
+        guard let ctx = lws_create_context(&info) else {
+            throw TransportError(description: "cannot create the lws context (event loop \(config.eventLoop.rawValue): is its plugin installed?)")
+        }
+        context = ctx
+
+        var vi = lws_context_creation_info()
+        vi.options = UInt64(LWS_SERVER_OPTION_DISABLE_IPV6) * (config.host.contains(":") ? 0 : 1)
+        vi.port = Int32(config.port)
+        vi.iface = cString(config.host)
+        vi.vhost_name = cString("foldsyncd")
+        vi.protocols = UnsafePointer(table)
+        vi.server_string = cString(config.serverName)
+        vi.retry_and_idle_policy = UnsafePointer(policy)
+        vi.timeout_secs = 10
+        vi.keepalive_timeout = 30
+        guard let vh = lws_create_vhost(ctx, &vi) else {
+            lws_context_destroy(ctx)
+            context = nil
+            throw TransportError(description: "cannot listen on \(config.host):\(config.port) (address in use or not available)")
+        }
+        vhost = vh
+        port = Int(lws_get_vhost_listen_port(vh))
+        waker.attach(ctx)
+    }
+
+    /// Serves until `stop()`. Service thread.
+    public func run() {
+        guard let ctx = context else { return }
+        if config.eventLoop == .poll {
+            while !stopping, lws_service(ctx, 0) >= 0 {}
+            waker.detach()
+            lws_context_destroy(ctx)
+        } else {
+            // The event library's loop runs inside lws_service until the
+            // context is destroyed (from a timer, see stop()).
+            _ = lws_service(ctx, 0)
+            waker.detach()
+        }
+        context = nil
+    }
+
+    /// Ends `run()` on the next turn. Service thread.
+    public func stop() {
+        guard !stopping, let ctx = context else { return }
+        stopping = true
+        if config.eventLoop == .poll {
+            lws_cancel_service(ctx)
+        } else {
+            // Destroying the context from an lws timer lets the event loop run
+            // dry; from inside a wsi callback it would pull the floor away.
+            schedule(afterMicroseconds: 1) { [weak self] in
+                guard let self, let ctx = self.context else { return }
+                self.waker.detach()
+                lws_context_destroy(ctx)
+            }
+        }
+    }
+
+    /// Runs `body` on the service thread after a delay. Service thread.
+    public func schedule(afterMicroseconds us: Int64, _ body: @escaping () -> Void) {
+        guard let ctx = context else { return }
+        let box = TimerBox(body)
+        box.node.pointee.owner = Unmanaged.passRetained(box).toOpaque()
+        withUnsafeMutablePointer(to: &box.node.pointee.sul) { sul in
+            lws_sul_schedule(ctx, 0, sul, timerFired, lws_usec_t(us))
+        }
+    }
+
+    /// Answers an HTTP request; dropped when the peer has gone. Service thread.
+    public func respond(_ id: UInt64, _ response: HTTPResponse) {
+        guard let state = exchanges[id], state.response == nil else { return }
+        state.response = response
+        lws_callback_on_writable(state.wsi)
+    }
+
+    /// Lifts the soft descriptor limit to the hard one and returns it.
+    static func raiseDescriptorLimit() -> Int {
+        var rl = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &rl) == 0 else { return 1024 }
+        if rl.rlim_cur < rl.rlim_max {
+            var raised = rl
+            raised.rlim_cur = rl.rlim_max
+            if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &raised) == 0 { rl = raised }
+        }
+        return Int(min(rl.rlim_cur, 1 << 20))
+    }
+}
