@@ -1,0 +1,64 @@
+/// A board as the store keeps it: the encoded document at a position.
+public struct StoredBoard: Sendable, Equatable {
+    public var name: String
+    public var epoch: String
+    public var rev: Int
+    /// The board document, encoded JSON.
+    public var state: [UInt8]
+
+    public init(name: String, epoch: String, rev: Int, state: [UInt8]) {
+        self.name = name
+        self.epoch = epoch
+        self.rev = rev
+        self.state = state
+    }
+}
+
+/// One accepted change in a board's log: the RFC 6902 operations, encoded,
+/// that take the board from `rev - 1` to `rev`.
+public struct StoredChange: Sendable, Equatable {
+    public var board: String
+    public var rev: Int
+    public var ops: [UInt8]
+
+    public init(board: String, rev: Int, ops: [UInt8]) {
+        self.board = board
+        self.rev = rev
+        self.ops = ops
+    }
+}
+
+/// Everything that arrived together, committed together (group commit):
+/// deletions first, then each touched board's latest state, then the log.
+public struct CommitBatch: Sendable {
+    public var deletions: [String] = []
+    public var boards: [StoredBoard] = []
+    public var changes: [StoredChange] = []
+    /// Changes kept per board; older ones are pruned in the same transaction.
+    public var historyLimit: Int
+
+    public init(historyLimit: Int) { self.historyLimit = historyLimit }
+
+    public var isEmpty: Bool { deletions.isEmpty && boards.isEmpty && changes.isEmpty }
+}
+
+/// The durable store behind the daemon. One engine today (SQLite); the
+/// protocol is small so a second (Redis, for several daemons) can follow.
+///
+/// Used by one thread at a time: start-up, then the committer thread.
+public protocol BoardStore: AnyObject {
+    /// Every board, at its last committed position.
+    func loadBoards() throws(StoreError) -> [StoredBoard]
+    /// A board's kept changes with `rev > after`, oldest first.
+    func loadChanges(board: String, after rev: Int) throws(StoreError) -> [StoredChange]
+    /// Commits the batch atomically and durably, or throws and commits nothing.
+    func commit(_ batch: CommitBatch) throws(StoreError)
+    /// A cheap write that succeeds only when the store accepts writes again.
+    func probe() throws(StoreError)
+}
+
+/// A store failure, with the engine's own words.
+public struct StoreError: Error, Sendable, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}
