@@ -64,7 +64,7 @@ extension WebServer {
     }
 
     func filterUpgrade(_ wsi: OpaquePointer) -> Int32 {
-        if stopping { return 1 }
+        if stopping || refuseNewConnections { return 1 }
         let path = Headers.read(wsi, WSI_TOKEN_GET_URI) ?? ""
         guard path == "/ws" else { return 1 }
         if let refusal = delegate?.admit(path: path, headers: Headers.all(wsi), peer: Headers.peer(wsi)) {

@@ -26,6 +26,8 @@ public final class WebServer {
     var exchanges: [UInt64: HTTPState] = [:]
     var nextID: UInt64 = 1
     var stopping = false
+    /// Set at the start of a graceful shutdown: upgrades are refused from then on.
+    public var refuseNewConnections = false
     /// Reused for coalesced writes and HTTP chunks: lws copies what it cannot send at once.
     var scratch: UnsafeMutableRawPointer
     var scratchSize: Int

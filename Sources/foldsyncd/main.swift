@@ -1,1 +1,5 @@
-print("todo")
+import FoldDaemon
+import Foundation
+
+// Thin by design: everything lives in FoldDaemon.
+exit(Daemon.main(arguments: Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment))

@@ -1,0 +1,81 @@
+import FoldCore
+import Foundation
+import Synchronization
+
+/// What the committer reports back to the service thread.
+enum CommitOutcome: Sendable {
+    case committed(batch: UInt64, seconds: Double)
+    case failed(batch: UInt64, reason: String)
+    case probed(ok: Bool, reason: String)
+}
+
+/// The one thread that touches the store after start-up, so the event loop
+/// never waits on the disk. The service thread submits; results come back
+/// through `report`, which posts to the hub and wakes lws.
+final class Committer: Sendable {
+    private enum Job: Sendable {
+        case commit(SealedBatch)
+        case probe
+        case stop
+    }
+
+    private let store: any BoardStore & Sendable
+    private let jobs = Mutex<[Job]>([])
+    private let signal = DispatchSemaphore(value: 0)
+    private let done = DispatchSemaphore(value: 0)
+    private let report: @Sendable (CommitOutcome) -> Void
+
+    init(store: any BoardStore & Sendable, report: @escaping @Sendable (CommitOutcome) -> Void) {
+        self.store = store
+        self.report = report
+    }
+
+    func start() {
+        let thread = Thread { [self] in loop() }
+        thread.name = "foldsync-committer"
+        thread.start()
+    }
+
+    /// Any thread.
+    func submit(_ batch: SealedBatch) { enqueue(.commit(batch)) }
+    func probe() { enqueue(.probe) }
+
+    /// Finishes what was submitted, then ends the thread; waits at most `timeout`.
+    func stop(timeout: Double) {
+        enqueue(.stop)
+        _ = done.wait(timeout: .now() + timeout)
+    }
+
+    private func enqueue(_ job: Job) {
+        jobs.withLock { $0.append(job) }
+        signal.signal()
+    }
+
+    private func loop() {
+        while true {
+            signal.wait()
+            guard let job = jobs.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) else { continue }
+            switch job {
+            case .commit(let sealed):
+                let started = DispatchTime.now().uptimeNanoseconds
+                do {
+                    try store.commit(sealed.encoded())
+                    let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
+                    report(.committed(batch: sealed.id, seconds: seconds))
+                } catch {
+                    report(.failed(batch: sealed.id, reason: error.description))
+                }
+            case .probe:
+                do {
+                    try store.probe()
+                    report(.probed(ok: true, reason: ""))
+                } catch {
+                    report(.probed(ok: false, reason: error.description))
+                }
+            case .stop:
+                done.signal()
+                return
+            }
+        }
+    }
+}

@@ -1,0 +1,34 @@
+import FoldCore
+import FoldTransport
+
+/// Who to answer once an entry is committed (or refused).
+enum Reply {
+    /// A WebSocket action: `ack` with the action's `id`.
+    case socket(connection: UInt64, id: String?, board: String)
+    /// `POST .../actions`: `{"rev": R}`.
+    case httpRev(exchange: UInt64)
+    /// `PUT`: `{"board", "epoch", "rev"}`.
+    case httpBoard(exchange: UInt64)
+    /// `DELETE`: 204.
+    case httpDeleted(exchange: UInt64)
+    case none
+}
+
+/// What an entry does to the store once committed.
+enum Mutation {
+    /// An accepted change: `rev` is the board's rev after it.
+    case change(board: String, epoch: String, rev: Int, ops: [UInt8], message: OutFrame, after: Board)
+    /// A board that did not exist, at rev 0.
+    case create(board: String, epoch: String, state: Board)
+    case delete(board: String)
+}
+
+/// One accepted request waiting for its commit. An entry without a mutation
+/// is a no-op's reply, queued behind earlier writes so answers keep their order.
+struct PendingEntry {
+    var mutation: Mutation?
+    var reply: Reply
+    /// The rev a no-op answers with.
+    var board: String
+    var rev: Int
+}

@@ -1,0 +1,39 @@
+import FoldCore
+import FoldTransport
+
+/// Everything the daemon can be told, with its defaults. Parsed once, at the
+/// edge (`OptionTable`), from flags; the same table prints `--help`.
+public struct DaemonConfig: Sendable {
+    public var transport = TransportConfig()
+    /// SQLite file holding boards and their recent changes.
+    public var db = "./foldsync.db"
+    public var limits = Limits()
+    public var logLevel: LogLevel = .info
+    /// Changes kept per board for resuming subscribers (also across restarts).
+    public var historyPerBoard = 1_000
+    /// Frames a connection may have queued before it is resynchronised with a snapshot.
+    public var maxQueueFrames = 1_024
+    /// Bytes a connection may have queued before it is resynchronised with a snapshot.
+    public var maxQueueBytes = 8 * 1024 * 1024
+    /// Seconds a resynchronised connection may stay stalled before it is closed (1008).
+    public var slowClientSeconds = 10
+    /// Milliseconds a commit waits on a store lock before it counts as failed.
+    public var storeBusyMs = 2_000
+    /// Directory of the dashboard's static files; empty = look in the usual places.
+    public var webRoot = ""
+    /// Seconds a graceful shutdown may take before connections are dropped.
+    public var shutdownTimeout = 10
+
+    public init(environment: [String: String] = [:]) {
+        if let dir = environment["STATE_DIRECTORY"], !dir.isEmpty {
+            // systemd may pass several, colon-separated: the first is ours.
+            let first = dir.split(separator: ":").first.map(String.init) ?? dir
+            db = first + "/foldsync.db"
+        }
+    }
+
+    public var listen: String {
+        let host = transport.host.contains(":") ? "[\(transport.host)]" : transport.host
+        return "\(host):\(transport.port)"
+    }
+}

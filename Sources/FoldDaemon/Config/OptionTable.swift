@@ -1,0 +1,120 @@
+import FoldCore
+import FoldTransport
+
+/// One configurable key: its flag is `--key`, its help line is `help`.
+struct ConfigOption: Sendable {
+    let key: String
+    let value: String
+    let help: String
+    let apply: @Sendable (inout DaemonConfig, String) -> String?
+}
+
+/// A bad command line or configuration value, reported in one line.
+public struct ConfigError: Error, CustomStringConvertible {
+    public let description: String
+}
+
+/// The table behind flags and `--help`. Each `apply` returns nil, or why the value is bad.
+enum OptionTable {
+    static func int(_ range: ClosedRange<Int>, _ set: @escaping @Sendable (inout DaemonConfig, Int) -> Void)
+        -> @Sendable (inout DaemonConfig, String) -> String?
+    {
+        { config, text in
+            guard let n = Int(text.replacingUnderscores), range.contains(n) else {
+                return "expects an integer in \(range.lowerBound)...\(range.upperBound), got '\(text)'"
+            }
+            set(&config, n)
+            return nil
+        }
+    }
+
+    static let options: [ConfigOption] = [
+        ConfigOption(key: "listen", value: "HOST:PORT", help: "address to serve WebSocket and HTTP on (default 127.0.0.1:7681; port 0 picks one)") { c, v in
+            guard let (host, port) = parseListen(v) else { return "expects HOST:PORT with an IP address, got '\(v)'" }
+            c.transport.host = host
+            c.transport.port = port
+            return nil
+        },
+        ConfigOption(key: "db", value: "PATH", help: "SQLite store (default ./foldsync.db, or $STATE_DIRECTORY/foldsync.db)") { c, v in
+            guard !v.isEmpty else { return "expects a path" }
+            c.db = v
+            return nil
+        },
+        ConfigOption(key: "log-level", value: "LEVEL", help: "error, warning, info (default) or debug") { c, v in
+            guard let l = LogLevel(name: v) else { return "expects error, warning, info or debug, got '\(v)'" }
+            c.logLevel = l
+            return nil
+        },
+        ConfigOption(key: "event-loop", value: "LOOP", help: "libev (default), libuv or poll") { c, v in
+            guard let l = EventLoop(rawValue: v) else { return "expects libev, libuv or poll, got '\(v)'" }
+            c.transport.eventLoop = l
+            return nil
+        },
+        ConfigOption(key: "web-root", value: "DIR", help: "dashboard files (default: installed location, else clients/web)") { c, v in
+            c.webRoot = v
+            return nil
+        },
+        ConfigOption(key: "max-message-bytes", value: "N", help: "largest WebSocket message (default 65536; over: close 1009)",
+                     apply: int(256...(64 << 20)) { $0.transport.maxMessageBytes = $1 }),
+        ConfigOption(key: "max-body-bytes", value: "N", help: "largest HTTP request body (default 8 MiB; over: 413)",
+                     apply: int(256...(256 << 20)) { $0.transport.maxBodyBytes = $1 }),
+        ConfigOption(key: "history-per-board", value: "N", help: "changes kept per board for resume (default 1000)",
+                     apply: int(1...1_000_000) { $0.historyPerBoard = $1 }),
+        ConfigOption(key: "max-boards", value: "N", help: "boards in the store (default 1000)",
+                     apply: int(1...1_000_000) { $0.limits.maxBoards = $1 }),
+        ConfigOption(key: "max-sections", value: "N", help: "sections per board (default 5000)",
+                     apply: int(1...1_000_000) { $0.limits.maxSections = $1 }),
+        ConfigOption(key: "max-items", value: "N", help: "items per section (default 10000)",
+                     apply: int(0...10_000_000) { $0.limits.maxItems = $1 }),
+        ConfigOption(key: "max-title-bytes", value: "N", help: "UTF-8 bytes per section title (default 1024)",
+                     apply: int(1...(1 << 20)) { $0.limits.maxTitleBytes = $1 }),
+        ConfigOption(key: "max-item-bytes", value: "N", help: "encoded bytes per item (default 4096)",
+                     apply: int(2...(16 << 20)) { $0.limits.maxItemBytes = $1 }),
+        ConfigOption(key: "max-board-bytes", value: "N", help: "encoded bytes per board document (default 4 MiB)",
+                     apply: int(64...(256 << 20)) { $0.limits.maxBoardBytes = $1 }),
+        ConfigOption(key: "max-queue-frames", value: "N", help: "messages queued per connection before a resync snapshot (default 1024)",
+                     apply: int(8...1_000_000) { $0.maxQueueFrames = $1 }),
+        ConfigOption(key: "max-queue-bytes", value: "N", help: "bytes queued per connection before a resync snapshot (default 8 MiB)",
+                     apply: int(4096...(1 << 30)) { $0.maxQueueBytes = $1 }),
+        ConfigOption(key: "slow-client-timeout", value: "SECONDS", help: "stall after a resync before closing with 1008 (default 10)",
+                     apply: int(1...3600) { $0.slowClientSeconds = $1 }),
+        ConfigOption(key: "ping-interval", value: "SECONDS", help: "idle seconds before a WebSocket PING; twice that without PONG drops the peer (default 30)",
+                     apply: int(1...3600) { $0.transport.pingSeconds = $1; $0.transport.hangupSeconds = 2 * $1 }),
+        ConfigOption(key: "store-busy-timeout", value: "MS", help: "how long a commit waits for a store lock before failing (default 2000)",
+                     apply: int(1...600_000) { $0.storeBusyMs = $1 }),
+        ConfigOption(key: "shutdown-timeout", value: "SECONDS", help: "bound on a graceful shutdown (default 10)",
+                     apply: int(1...3600) { $0.shutdownTimeout = $1 }),
+    ]
+
+    static func find(_ key: String) -> ConfigOption? { options.first { $0.key == key } }
+
+    /// `HOST:PORT` or `[V6]:PORT`, host an IP literal.
+    static func parseListen(_ s: String) -> (String, Int)? {
+        var host: Substring
+        var portText: Substring
+        if s.hasPrefix("[") {
+            guard let close = s.firstIndex(of: "]"), s[s.index(after: close)...].hasPrefix(":") else { return nil }
+            host = s[s.index(after: s.startIndex)..<close]
+            portText = s[s.index(close, offsetBy: 2)...]
+        } else {
+            guard let colon = s.lastIndex(of: ":") else { return nil }
+            host = s[..<colon]
+            portText = s[s.index(after: colon)...]
+        }
+        if host == "localhost" { host = "127.0.0.1" }
+        guard let port = Int(portText), (0...65535).contains(port), isIPLiteral(String(host)) else { return nil }
+        return (String(host), port)
+    }
+
+    static func isIPLiteral(_ s: String) -> Bool {
+        let parts = s.split(separator: ".", omittingEmptySubsequences: false)
+        if parts.count == 4, parts.allSatisfy({ p in !p.isEmpty && p.count <= 3 && p.allSatisfy(\.isNumber) && Int(p)! <= 255 }) {
+            return true
+        }
+        return s.contains(":") && s.allSatisfy { $0.isHexDigit || $0 == ":" || $0 == "." }
+    }
+}
+
+extension String {
+    var replacingUnderscores: String { filter { $0 != "_" } }
+}

@@ -1,0 +1,72 @@
+import FoldCore
+import FoldTransport
+import Foundation
+
+/// The dashboard's files, read from the web root and kept in memory with an
+/// ETag. `/` and `/b/NAME` are the page itself; the page finds its board in
+/// the URL. Every answer carries a strict Content-Security-Policy (the page
+/// has no inline script or style).
+final class StaticFiles {
+    let root: String
+    let logger: Logger
+    private var cache: [String: (mtime: Date, etag: String, body: [UInt8])] = [:]
+
+    static let csp = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+
+    init(root: String, logger: Logger) {
+        self.root = StaticFiles.locate(root)
+        self.logger = logger
+    }
+
+    /// The configured root, else the installed location, else the checkout's `clients/web`.
+    static func locate(_ configured: String) -> String {
+        if !configured.isEmpty { return configured }
+        let candidates = ["/usr/share/foldsync/web", "/usr/local/share/foldsync/web", "clients/web"]
+        return candidates.first { FileManager.default.fileExists(atPath: $0 + "/index.html") } ?? "clients/web"
+    }
+
+    static let types: [String: String] = [
+        "html": "text/html; charset=utf-8", "js": "text/javascript; charset=utf-8", "mjs": "text/javascript; charset=utf-8",
+        "css": "text/css; charset=utf-8", "png": "image/png", "svg": "image/svg+xml", "json": "application/json",
+        "ico": "image/x-icon", "txt": "text/plain; charset=utf-8",
+    ]
+
+    func serve(path: String, ifNoneMatch: String?) -> HTTPResponse {
+        var file = path
+        if file == "/" || file.hasPrefix("/b/") { file = "/index.html" }
+        let name = String(file.dropFirst())
+        guard !name.isEmpty, !name.split(separator: "/").contains(where: { $0 == ".." || $0.hasPrefix(".") }),
+              let ext = name.split(separator: ".").last.map(String.init), let type = Self.types[ext] else {
+            return notFound(path)
+        }
+        let full = root + "/" + name
+        guard let attrs = try? FileManager.default.attributesOfItem(atPath: full),
+              let mtime = attrs[.modificationDate] as? Date else { return notFound(path) }
+        var entry = cache[name]
+        if entry == nil || entry!.mtime != mtime {
+            guard let data = FileManager.default.contents(atPath: full) else { return notFound(path) }
+            let body = [UInt8](data)
+            entry = (mtime, "\"\(Self.fnv(body))\"", body)
+            cache[name] = entry
+        }
+        let headers = [("etag", entry!.etag), ("cache-control", "no-cache"), ("content-security-policy", Self.csp),
+                       ("x-content-type-options", "nosniff"), ("referrer-policy", "no-referrer")]
+        if ifNoneMatch == entry!.etag {
+            return HTTPResponse(status: 304, contentType: type, headers: headers)
+        }
+        return HTTPResponse(status: 200, contentType: type, headers: headers, body: entry!.body)
+    }
+
+    private func notFound(_ path: String) -> HTTPResponse {
+        var r = HTTPReplies.error(.notFound, "nothing at \(path)")
+        r.headers.append(("content-security-policy", Self.csp))
+        return r
+    }
+
+    /// A content hash for the ETag (FNV-1a, 64 bits): cheap and stable.
+    static func fnv(_ bytes: [UInt8]) -> String {
+        var h: UInt64 = 0xcbf2_9ce4_8422_2325
+        for b in bytes { h = (h ^ UInt64(b)) &* 0x100_0000_01b3 }
+        return String(h, radix: 16)
+    }
+}

@@ -1,0 +1,5 @@
+/// Messages from other threads to the hub, drained on the service thread.
+enum HubEvent: Sendable {
+    case commit(CommitOutcome)
+    case stop
+}

@@ -1,0 +1,112 @@
+import FoldCore
+import FoldStore
+import FoldTransport
+import Foundation
+import Synchronization
+
+/// The daemon's life: parse, open the store, serve on the lws thread, stop on
+/// SIGTERM/SIGINT. Returns the exit status.
+public enum Daemon {
+    public static func main(arguments: [String], environment: [String: String]) -> Int32 {
+        let command: DaemonCommand
+        do {
+            command = try DaemonCommand.parse(arguments, environment: environment)
+        } catch {
+            FileHandle.standardError.write(Data("foldsyncd: \(error.description)\n".utf8))
+            return 2
+        }
+        switch command {
+        case .help(let text):
+            print(text)
+            return 0
+        case .version(let text):
+            print(text)
+            return 0
+        case .run(let config):
+            return run(config)
+        }
+    }
+
+    static let stderrSink: @Sendable (String) -> Void = { line in
+        FileHandle.standardError.write(Data((line + "\n").utf8))
+    }
+
+    static func run(_ config: DaemonConfig) -> Int32 {
+        let logger = Logger(level: config.logLevel, label: "foldsyncd", sink: stderrSink)
+        let store: SQLiteStore
+        let loaded: [LoadedBoard]
+        do {
+            store = try SQLiteStore(path: config.db, busyTimeoutMs: config.storeBusyMs)
+            var boards = try LoadedBoard.loadAll(from: store, history: config.historyPerBoard, logger: logger)
+            if boards.isEmpty {
+                boards = [try createDefault(in: store, history: config.historyPerBoard)]
+                logger.info("empty store: created the 'default' board")
+            }
+            loaded = boards
+        } catch {
+            logger.error("cannot open the store \(config.db): \(error)")
+            return 1
+        }
+
+        let started = DispatchSemaphore(value: 0)
+        let finished = DispatchSemaphore(value: 0)
+        let outcome = Mutex<Result<(Int, Mailbox), TransportError>?>(nil)
+        let thread = Thread {
+            let server = WebServer(config: config.transport, logger: logger.labelled("lws"))
+            do {
+                try server.start()
+            } catch {
+                outcome.withLock { $0 = .failure(error) }
+                started.signal()
+                finished.signal()
+                return
+            }
+            let hub = Hub(config: config, logger: logger, server: server,
+                          loaded: loaded.map { $0.state(history: config.historyPerBoard) })
+            let mailbox = hub.mailbox
+            hub.committer = Committer(store: store) { mailbox.post(.commit($0)) }
+            hub.committer.start()
+            server.delegate = hub
+            outcome.withLock { $0 = .success((server.port, mailbox)) }
+            started.signal()
+            server.run()
+            hub.committer.stop(timeout: Double(config.shutdownTimeout))
+            finished.signal()
+        }
+        thread.name = "foldsync-lws"
+        thread.stackSize = 8 << 20
+        thread.start()
+        started.wait()
+
+        let mailbox: Mailbox
+        switch outcome.withLock({ $0! }) {
+        case .failure(let error):
+            logger.error("\(error.description)")
+            return 1
+        case .success(let (port, box)):
+            mailbox = box
+            let host = config.transport.host.contains(":") ? "[\(config.transport.host)]" : config.transport.host
+            logger.info("foldsyncd \(DaemonVersion.string) listening on \(host):\(port) (ws://\(host):\(port)/ws), store \(config.db), event loop \(config.transport.eventLoop.rawValue)")
+        }
+
+        let signals = [SIGTERM, SIGINT].map { sig -> DispatchSourceSignal in
+            signal(sig, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
+            source.setEventHandler { @Sendable in mailbox.post(.stop) }
+            source.resume()
+            return source
+        }
+        finished.wait()
+        signals.forEach { $0.cancel() }
+        logger.info("stopped")
+        return 0
+    }
+
+    static func createDefault(in store: SQLiteStore, history: Int) throws(StoreError) -> LoadedBoard {
+        let epoch = Hub.newEpoch()
+        var batch = CommitBatch(historyLimit: history)
+        batch.boards = [StoredBoard(name: "default", epoch: epoch, rev: 0, state: Board.initial.encoded())]
+        try store.commit(batch)
+        return LoadedBoard(name: "default", epoch: epoch, rev: 0, board: Board.initial, changes: [])
+    }
+}
