@@ -54,3 +54,13 @@ func bigBoard(sections count: Int, itemsPerSection: Int, mode: BoardMode = .sing
                 items: (0..<itemsPerSection).map { .string("item \(i).\($0)") })
     })
 }
+
+/// The error code `body` fails with, or nil when it succeeds.
+func errorCode(_ body: () throws(FoldError) -> Void) -> ErrorCode? {
+    do throws(FoldError) {
+        try body()
+        return nil
+    } catch {
+        return error.code
+    }
+}
