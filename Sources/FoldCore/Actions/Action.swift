@@ -1,0 +1,48 @@
+/// Everything a client can ask a board to do (PROTOCOL.md, "Client to daemon").
+public enum Action: Sendable, Equatable {
+    case toggle(section: String)
+    case expand(section: String)
+    case collapse(section: String)
+    case expandAll
+    case collapseAll
+    case setMode(BoardMode)
+    /// `at` nil appends.
+    case addSection(SectionDraft, at: Int?)
+    case removeSection(section: String)
+    case moveSection(section: String, to: Int)
+    case setTitle(section: String, title: String)
+    case setItems(section: String, items: [JSON])
+    case replace(Board)
+
+    /// The message `type` on the wire.
+    public var name: String {
+        switch self {
+        case .toggle: return "toggle"
+        case .expand: return "expand"
+        case .collapse: return "collapse"
+        case .expandAll: return "expandAll"
+        case .collapseAll: return "collapseAll"
+        case .setMode: return "setMode"
+        case .addSection: return "addSection"
+        case .removeSection: return "removeSection"
+        case .moveSection: return "moveSection"
+        case .setTitle: return "setTitle"
+        case .setItems: return "setItems"
+        case .replace: return "replace"
+        }
+    }
+
+    /// Folding and unfolding only: what a viewer may do without edit rights.
+    public var isFold: Bool {
+        switch self {
+        case .toggle, .expand, .collapse, .expandAll, .collapseAll: return true
+        default: return false
+        }
+    }
+
+    /// The wire type names of every action.
+    public static let names: Set<String> = [
+        "toggle", "expand", "collapse", "expandAll", "collapseAll", "setMode",
+        "addSection", "removeSection", "moveSection", "setTitle", "setItems", "replace",
+    ]
+}

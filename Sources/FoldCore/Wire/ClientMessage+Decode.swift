@@ -1,0 +1,80 @@
+/// Decoding client messages. Unknown members are ignored (forward
+/// compatibility); everything listed in PROTOCOL.md is checked for type.
+extension ClientMessage {
+    public static func decode(_ json: JSON, limits: Limits) -> Result<ClientMessage, WireError> {
+        do throws(WireError) {
+            return .success(try decodeThrowing(json, limits: limits))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    private static func decodeThrowing(_ json: JSON, limits: Limits) throws(WireError) -> ClientMessage {
+        var reader = try FieldReader.start(json)
+        let type = try reader.string("type")
+        // Address errors to the board as soon as it is known to be a valid name.
+        if let name = reader.object["board"]?.stringValue, Names.isValid(name) { reader.board = name }
+        switch type {
+        case "subscribe":
+            let board = try reader.boardName()
+            var since: Position? = nil
+            if reader.object["since"] != nil {
+                let position = FieldReader(object: try reader.object("since"), id: reader.id, board: board)
+                let rev = try position.int("rev")
+                guard rev >= 0 else { throw reader.fail("field 'rev' must be a non-negative integer") }
+                since = Position(epoch: try position.string("epoch"), rev: rev)
+            }
+            return .subscribe(board: board, since: since)
+        case "unsubscribe":
+            return .unsubscribe(board: try reader.boardName())
+        case "auth":
+            return .auth(token: try reader.string("token"))
+        case _ where Action.names.contains(type):
+            let board = try reader.boardName()
+            return .action(try reader.actionRequest(type: type, board: board, limits: limits))
+        default:
+            throw reader.fail(.unknownType, "unknown message type '\(type)'")
+        }
+    }
+}
+
+extension ActionRequest {
+    /// The body of `POST /api/boards/NAME/actions`: an action without
+    /// `board`. A `board` member, if any, is ignored: the URL names the board.
+    public static func decode(_ json: JSON, board: String, limits: Limits) -> Result<ActionRequest, WireError> {
+        do throws(WireError) {
+            var reader = try FieldReader.start(json)
+            let type = try reader.string("type")
+            guard Names.isValid(board) else {
+                throw reader.fail("board name must be 1-64 characters of [A-Za-z0-9_.-]")
+            }
+            reader.board = board
+            guard Action.names.contains(type) else {
+                throw reader.fail(.unknownType, "unknown action type '\(type)'")
+            }
+            return .success(try reader.actionRequest(type: type, board: board, limits: limits))
+        } catch {
+            return .failure(error)
+        }
+    }
+}
+
+extension FieldReader {
+    /// Checks that the message is an object and reads its `id`, so that
+    /// every later error can echo it.
+    static func start(_ json: JSON) throws(WireError) -> FieldReader {
+        guard let object = json.objectValue else {
+            throw WireError(.badRequest, "a message must be a JSON object")
+        }
+        var reader = FieldReader(object: object)
+        reader.id = try reader.optionalString("id")
+        return reader
+    }
+
+    func actionRequest(type: String, board: String, limits: Limits) throws(WireError) -> ActionRequest {
+        let ifRev = try optionalInt("ifRev")
+        if let ifRev, ifRev < 0 { throw fail("field 'ifRev' must be a non-negative integer") }
+        let action = try self.action(type: type, limits: limits)
+        return ActionRequest(id: id, board: board, ifRev: ifRev, action: action)
+    }
+}
