@@ -17,18 +17,17 @@ struct SplitMix64: RandomNumberGenerator {
 }
 
 enum Fixtures {
-    /// The shared conformance suite: $FOLDSYNC_CONFORMANCE_DIR, else the
+    /// The shared conformance suite: $FOLDSYNC_CONFORMANCE_DIR when set, else the
     /// first `shared/conformance/json-patch-tests` found walking up from this
     /// file (the repository sits next to `shared/`). Nil when missing, and
     /// the tests that need it then fail.
     static func conformanceDirectory(filePath: String = #filePath) -> URL? {
         let fm = FileManager.default
         if let env = ProcessInfo.processInfo.environment["FOLDSYNC_CONFORMANCE_DIR"], !env.isEmpty {
+            // Set means authoritative: either the suite folder itself or its parent, else missing.
             let url = URL(fileURLWithPath: env)
-            // Accept either the suite folder itself or its parent.
-            for candidate in [url, url.appendingPathComponent("json-patch-tests")]
-            where fm.fileExists(atPath: candidate.appendingPathComponent("tests.json").path) {
-                return candidate
+            return [url, url.appendingPathComponent("json-patch-tests")].first {
+                fm.fileExists(atPath: $0.appendingPathComponent("tests.json").path)
             }
         }
         var dir = URL(fileURLWithPath: filePath).resolvingSymlinksInPath().deletingLastPathComponent()
