@@ -6,26 +6,36 @@ extension Hub {
     func route(_ r: HTTPRequest) {
         metrics.httpRequests += 1
         let parts = r.path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
-        // parts[0] is "" (the path starts with "/").
-        switch (r.method, Array(parts.dropFirst())) {
-        case ("GET", ["healthz"]):
+        // parts[0] is "" (the path starts with "/"); a board route has its name at 3.
+        let seg = Array(parts.dropFirst())
+        let name = seg.count >= 3 && seg[0] == "api" && seg[1] == "boards" ? seg[2] : ""
+        let shape: String
+        switch seg.count {
+        case 1: shape = seg[0]
+        case 2: shape = seg[0] + "/" + seg[1]
+        case 3 where !name.isEmpty: shape = "api/boards/*"
+        case 4 where !name.isEmpty: shape = "api/boards/*/" + seg[3]
+        default: shape = ""
+        }
+        switch (r.method, shape) {
+        case ("GET", "healthz"):
             server.respond(r.id, HTTPReplies.json(.object(JSONObject([
                 ("status", .string("ok")), ("writable", .bool(storeFault == nil)),
                 ("boards", .number(String(boardCount))), ("connections", .number(String(sessions.count))),
             ]))))
-        case ("GET", ["readyz"]):
+        case ("GET", "readyz"):
             let ok = storeFault == nil && !stopping
             server.respond(r.id, HTTPReplies.json(.object(JSONObject([("ready", .bool(ok))])), status: ok ? 200 : 503))
-        case ("GET", ["metrics"]):
+        case ("GET", "metrics"):
             server.respond(r.id, HTTPResponse(
                 status: 200, contentType: "text/plain; version=0.0.4; charset=utf-8",
                 body: Array(metrics.render(hub: self).utf8)))
-        case ("GET", ["api", "boards"]):
+        case ("GET", "api/boards"):
             let list = boards.values.filter { $0.committed != nil }.sorted { $0.name < $1.name }.map { b in
                 JSON.object(JSONObject([("board", .string(b.name)), ("epoch", .string(b.epoch)), ("rev", .number(String(b.rev)))]))
             }
             server.respond(r.id, HTTPReplies.json(.object(JSONObject([("boards", .array(list))]))))
-        case ("GET", ["api", "boards", let name]):
+        case ("GET", "api/boards/*"):
             guard let b = boards[name], let state = b.committed else {
                 return server.respond(r.id, HTTPReplies.error(.notFound, "no board '\(name)'"))
             }
@@ -39,12 +49,12 @@ extension Hub {
             state.encode(into: &body)
             body.append(UInt8(ascii: "}"))
             server.respond(r.id, HTTPResponse(status: 200, headers: [("cache-control", "no-store")], body: body))
-        case ("PUT", ["api", "boards", let name]):
+        case ("PUT", "api/boards/*"):
             putBoard(name, r)
-        case ("DELETE", ["api", "boards", let name]):
+        case ("DELETE", "api/boards/*"):
             guard Names.isValid(name) else { return server.respond(r.id, HTTPReplies.error(.badRequest, "invalid board name")) }
             delete(name, reply: .httpDeleted(exchange: r.id))
-        case ("POST", ["api", "boards", let name, "actions"]):
+        case ("POST", "api/boards/*/actions"):
             postAction(name, r)
         case ("GET", _), ("HEAD", _):
             server.respond(r.id, web.serve(path: r.path, ifNoneMatch: r.headers["if-none-match"]))

@@ -53,7 +53,7 @@ public enum Daemon {
         let outcome = Mutex<Result<(Int, Mailbox), TransportError>?>(nil)
         let thread = Thread {
             let server = WebServer(config: config.transport, logger: logger.labelled("lws"))
-            do {
+            do throws(TransportError) {
                 try server.start()
             } catch {
                 outcome.withLock { $0 = .failure(error) }
