@@ -1,0 +1,36 @@
+# foldsync: `make run` installs what is needed, builds and starts the daemon on
+# its default board; `make test` runs every test. Debug and release builds
+# live in separate directories so neither rebuilds the other.
+
+SWIFT ?= swift
+APT_PACKAGES = libwebsockets-dev libsqlite3-dev pkg-config
+RELEASE = .build/release
+LISTEN ?= 127.0.0.1:7681
+DB ?= ./foldsync.db
+
+.PHONY: deps build release run test unit-test bench-smoke clean
+
+# Installs the C libraries (Debian packages) when any is missing.
+deps:
+	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y $$missing; \
+	fi
+
+release: deps
+	$(SWIFT) build -c release
+
+build: deps
+	$(SWIFT) build
+
+run: release
+	$(RELEASE)/foldsyncd --listen $(LISTEN) --db $(DB)
+
+# Unit tests of the core and live tests against the real daemon.
+test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+
+clean:
+	rm -rf .build
