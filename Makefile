@@ -3,6 +3,7 @@
 # live in separate directories so neither rebuilds the other.
 
 SWIFT ?= swift
+PREFIX ?= /usr/local
 APT_PACKAGES = libwebsockets-dev libsqlite3-dev pkg-config
 RELEASE = .build/release
 LISTEN ?= 127.0.0.1:7681
@@ -34,3 +35,11 @@ test: deps
 
 clean:
 	rm -rf .build
+
+# Installs the daemon, its unit, an example configuration and the dashboard.
+install: release
+	install -D -m 0755 $(RELEASE)/foldsyncd $(DESTDIR)$(PREFIX)/bin/foldsyncd
+	install -D -m 0644 systemd/foldsyncd.service $(DESTDIR)/etc/systemd/system/foldsyncd.service
+	install -D -m 0644 systemd/foldsyncd.conf.example $(DESTDIR)/etc/foldsync/foldsyncd.conf.example
+	mkdir -p $(DESTDIR)$(PREFIX)/share/foldsync/web
+	cp -r clients/web/. $(DESTDIR)$(PREFIX)/share/foldsync/web/

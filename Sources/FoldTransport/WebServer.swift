@@ -13,7 +13,8 @@ public struct TransportError: Error, CustomStringConvertible {
 /// runs `run()`, and is the only thread that touches connections, queues and
 /// lws state. Other threads only call `waker.wake()` (lws_cancel_service).
 public final class WebServer {
-    public let config: TransportConfig
+    /// Limits may change on reload (service thread); addresses and the loop may not.
+    public var config: TransportConfig
     public let waker = Waker()
     public weak var delegate: WebServerDelegate?
     let logger: Logger

@@ -42,6 +42,10 @@ public struct Logger: Sendable {
     /// A logger that drops everything, for code paths that need one but have nothing to say.
     public static let silent = Logger(level: .error, label: "", sink: { _ in })
 
+    public func withLevel(_ level: LogLevel) -> Logger {
+        Logger(level: level, label: label, sink: sink)
+    }
+
     public func labelled(_ label: String) -> Logger {
         Logger(level: level, label: label, sink: sink)
     }

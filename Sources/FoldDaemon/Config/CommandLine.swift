@@ -3,7 +3,8 @@ import FoldCore
 
 /// What the command line asks for.
 public enum DaemonCommand: Sendable {
-    case run(DaemonConfig)
+    case run(DaemonConfig, ConfigSources)
+    case checkConfig(ConfigSources)
     case help(String)
     case version(String)
 }
@@ -13,15 +14,22 @@ public enum DaemonVersion {
 }
 
 extension DaemonCommand {
-    /// Parses `foldsyncd [--key value | --key=value]...`. Errors are one line.
+    /// Parses `foldsyncd [--key value | --key=value]...`. A bad flag is one
+    /// line; problems in the file or environment are listed one per line.
     public static func parse(_ args: [String], environment: [String: String]) throws(ConfigError) -> DaemonCommand {
-        var config = DaemonConfig(environment: environment)
+        var sources = ConfigSources()
+        sources.environment = environment
+        var check = false
         var i = 0
         while i < args.count {
             let arg = args[i]
             i += 1
             if arg == "--help" || arg == "-h" { return .help(usage) }
             if arg == "--version" || arg == "-V" { return .version("foldsyncd \(DaemonVersion.string)") }
+            if arg == "--check-config" {
+                check = true
+                continue
+            }
             guard arg.hasPrefix("--") else { throw ConfigError(description: "unexpected argument '\(arg)' (see --help)") }
             var key = String(arg.dropFirst(2))
             var value: String?
@@ -29,7 +37,7 @@ extension DaemonCommand {
                 value = String(key[key.index(after: eq)...])
                 key = String(key[..<eq])
             }
-            guard let option = OptionTable.find(key) else {
+            guard key == "config" || OptionTable.find(key) != nil else {
                 throw ConfigError(description: "unknown option '--\(key)' (see --help)")
             }
             if value == nil {
@@ -37,11 +45,26 @@ extension DaemonCommand {
                 value = args[i]
                 i += 1
             }
-            if let problem = option.apply(&config, value!) {
+            if key == "config" {
+                sources.file = value!
+                sources.fileExplicit = true
+                continue
+            }
+            var scratch = DaemonConfig()
+            if let problem = OptionTable.find(key)!.apply(&scratch, value!) {
                 throw ConfigError(description: "--\(key) \(problem)")
             }
+            sources.flags.append((key, value!))
         }
-        return .run(config)
+        if sources.file == nil, FileManager.default.fileExists(atPath: ConfigSources.defaultFile) {
+            sources.file = ConfigSources.defaultFile
+        }
+        if check { return .checkConfig(sources) }
+        let (config, problems) = sources.resolve()
+        if !problems.isEmpty {
+            throw ConfigError(description: problems.map(\.description).joined(separator: "\nfoldsyncd: "))
+        }
+        return .run(config, sources)
     }
 
     public static var usage: String {
@@ -50,13 +73,19 @@ extension DaemonCommand {
             "",
             "usage: foldsyncd [options]",
             "",
+            "Every option is also a configuration-file key (`key = value`) and an",
+            "environment variable (FOLDSYNC_KEY); flags win over the environment,",
+            "which wins over the file.",
+            "",
         ]
-        for o in OptionTable.options {
-            let flag = "  --\(o.key) \(o.value)"
-            lines.append(flag.padding(toLength: max(32, flag.count + 2), withPad: " ", startingAt: 0) + o.help)
+        func row(_ flag: String, _ help: String) {
+            lines.append(flag.padding(toLength: max(34, flag.count + 2), withPad: " ", startingAt: 0) + help)
         }
-        lines.append("  --help".padding(toLength: 32, withPad: " ", startingAt: 0) + "this text")
-        lines.append("  --version".padding(toLength: 32, withPad: " ", startingAt: 0) + "print the version")
+        for o in OptionTable.options { row("  --\(o.key) \(o.value)", o.help) }
+        row("  --config PATH", "configuration file (default \(ConfigSources.defaultFile) when it exists)")
+        row("  --check-config", "validate the configuration, print each problem, exit 0 or 2")
+        row("  --help", "this text")
+        row("  --version", "print the version")
         return lines.joined(separator: "\n")
     }
 }

@@ -7,6 +7,7 @@ extension Hub {
     func beginShutdown() {
         guard !stopping else { return }
         stopping = true
+        notifier.send("STOPPING=1")
         server.refuseNewConnections = true
         logger.info("shutting down: \(sessions.count) connections, \(pending.count + (inFlight?.entries.count ?? 0)) pending writes")
         let deadline = Self.nowNs() + UInt64(config.shutdownTimeout) * 1_000_000_000

@@ -9,13 +9,16 @@ import Synchronization
 /// Service thread only, apart from `inbox`, which other threads append to
 /// through `mailbox` (the only cross-thread path lws allows).
 final class Hub {
-    let config: DaemonConfig
-    let logger: Logger
+    var config: DaemonConfig
+    var logger: Logger
+    let notifier: Notifier
+    /// Why the last reload was refused, shown in STATUS= until one succeeds.
+    var reloadError: String?
     let server: WebServer
     var committer: Committer!
     let mailbox: Mailbox
     let metrics = Metrics()
-    let web: StaticFiles
+    var web: StaticFiles
 
     var boards: [String: BoardState] = [:]
     var sessions: [UInt64: Session] = [:]
@@ -36,8 +39,9 @@ final class Hub {
     var stopping = false
     var onStopped: (() -> Void)?
 
-    init(config: DaemonConfig, logger: Logger, server: WebServer, loaded: [BoardState]) {
+    init(config: DaemonConfig, logger: Logger, server: WebServer, notifier: Notifier, loaded: [BoardState]) {
         self.config = config
+        self.notifier = notifier
         self.logger = logger
         self.server = server
         self.web = StaticFiles(root: config.webRoot, logger: logger)
@@ -82,6 +86,8 @@ extension Hub: WebServerDelegate {
             switch e {
             case .commit(let outcome): commitFinished(outcome)
             case .stop: beginShutdown()
+            case .reload(let config): reload(config)
+            case .reloadRefused(let why): reloadRefused(why)
             }
         }
     }

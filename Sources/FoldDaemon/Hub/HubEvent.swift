@@ -2,4 +2,7 @@
 enum HubEvent: Sendable {
     case commit(CommitOutcome)
     case stop
+    /// SIGHUP: a configuration that parsed and validated.
+    case reload(DaemonConfig)
+    case reloadRefused(String)
 }

@@ -22,8 +22,13 @@ public enum Daemon {
         case .version(let text):
             print(text)
             return 0
-        case .run(let config):
-            return run(config)
+        case .checkConfig(let sources):
+            let (_, problems) = sources.resolve()
+            for p in problems { FileHandle.standardError.write(Data("foldsyncd: \(p)\n".utf8)) }
+            if problems.isEmpty { print("configuration ok\(sources.file.map { " (\($0))" } ?? "")") }
+            return problems.isEmpty ? 0 : 2
+        case .run(let config, let sources):
+            return run(config, sources: sources)
         }
     }
 
@@ -31,8 +36,9 @@ public enum Daemon {
         FileHandle.standardError.write(Data((line + "\n").utf8))
     }
 
-    static func run(_ config: DaemonConfig) -> Int32 {
+    static func run(_ config: DaemonConfig, sources: ConfigSources) -> Int32 {
         let logger = Logger(level: config.logLevel, label: "foldsyncd", sink: stderrSink)
+        let notifier = Notifier(environment: sources.environment)
         let store: SQLiteStore
         let loaded: [LoadedBoard]
         do {
@@ -61,7 +67,7 @@ public enum Daemon {
                 finished.signal()
                 return
             }
-            let hub = Hub(config: config, logger: logger, server: server,
+            let hub = Hub(config: config, logger: logger, server: server, notifier: notifier,
                           loaded: loaded.map { $0.state(history: config.historyPerBoard) })
             let mailbox = hub.mailbox
             hub.committer = Committer(store: store) { mailbox.post(.commit($0)) }
@@ -69,6 +75,7 @@ public enum Daemon {
             server.delegate = hub
             outcome.withLock { $0 = .success((server.port, mailbox)) }
             started.signal()
+            hub.startNotifying()
             server.run()
             hub.committer.stop(timeout: Double(config.shutdownTimeout))
             finished.signal()
@@ -96,7 +103,21 @@ public enum Daemon {
             source.resume()
             return source
         }
+        signal(SIGHUP, SIG_IGN)
+        let hup = DispatchSource.makeSignalSource(signal: SIGHUP, queue: .global())
+        hup.setEventHandler { @Sendable in
+            notifier.send("RELOADING=1")
+            logger.info("SIGHUP: re-reading the configuration")
+            let (fresh, problems) = sources.resolve()
+            if problems.isEmpty {
+                mailbox.post(.reload(fresh))
+            } else {
+                mailbox.post(.reloadRefused(problems.map(\.description).joined(separator: "; ")))
+            }
+        }
+        hup.resume()
         finished.wait()
+        hup.cancel()
         signals.forEach { $0.cancel() }
         logger.info("stopped")
         return 0

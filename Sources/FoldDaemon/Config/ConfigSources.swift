@@ -1,0 +1,72 @@
+import Foundation
+
+/// Where configuration comes from, kept so SIGHUP can rebuild it: flags win
+/// over the environment (`FOLDSYNC_KEY`), which wins over the file.
+public struct ConfigSources: Sendable {
+    /// `--key value` pairs, already checked to name known keys.
+    public var flags: [(key: String, value: String)] = []
+    public var environment: [String: String] = [:]
+    /// The file named by `--config`, or the default when it exists.
+    public var file: String?
+    /// True when `--config` named the file, so a missing file is an error.
+    public var fileExplicit = false
+
+    public static let defaultFile = "/etc/foldsync/foldsyncd.conf"
+
+    /// One problem, with its place (`file:line`, `--flag` or `$VAR`).
+    public struct Problem: Sendable, CustomStringConvertible {
+        public var place: String
+        public var message: String
+        public var description: String { "\(place): \(message)" }
+    }
+
+    /// Builds the configuration from scratch, collecting every problem.
+    public func resolve() -> (DaemonConfig, [Problem]) {
+        var config = DaemonConfig(environment: environment)
+        var problems: [Problem] = []
+        if let file {
+            if let text = try? String(contentsOfFile: file, encoding: .utf8) {
+                for (n, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+                    let place = "\(file):\(n + 1)"
+                    let line = raw.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
+                    let trimmed = line.trimmingCharacters(in: .whitespaces)
+                    if trimmed.isEmpty { continue }
+                    guard let eq = trimmed.firstIndex(of: "=") else {
+                        problems.append(Problem(place: place, message: "expected 'key = value'"))
+                        continue
+                    }
+                    let key = trimmed[..<eq].trimmingCharacters(in: .whitespaces)
+                    let value = trimmed[trimmed.index(after: eq)...].trimmingCharacters(in: .whitespaces)
+                    apply(key, value, place: place, to: &config, problems: &problems)
+                }
+            } else if fileExplicit || FileManager.default.fileExists(atPath: file) {
+                problems.append(Problem(place: file, message: "cannot read the configuration file"))
+            }
+        }
+        for option in OptionTable.options {
+            let name = Self.environmentName(option.key)
+            if let value = environment[name] {
+                apply(option.key, value, place: "$\(name)", to: &config, problems: &problems)
+            }
+        }
+        for (key, value) in flags {
+            apply(key, value, place: "--\(key)", to: &config, problems: &problems)
+        }
+        return (config, problems)
+    }
+
+    private func apply(_ key: String, _ value: String, place: String, to config: inout DaemonConfig, problems: inout [Problem]) {
+        guard let option = OptionTable.find(key) else {
+            problems.append(Problem(place: place, message: "unknown key '\(key)'"))
+            return
+        }
+        if let why = option.apply(&config, value) {
+            problems.append(Problem(place: place, message: "\(key) \(why)"))
+        }
+    }
+
+    /// `max-message-bytes` → `FOLDSYNC_MAX_MESSAGE_BYTES`.
+    public static func environmentName(_ key: String) -> String {
+        "FOLDSYNC_" + key.uppercased().replacingOccurrences(of: "-", with: "_")
+    }
+}
