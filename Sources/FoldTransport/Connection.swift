@@ -10,20 +10,21 @@ public final class Connection {
     /// newline-separated frame.
     public let batching: Bool
     public let peer: String
-    /// The raw `Sec-WebSocket-Protocol` offer, kept for credentials carried there.
-    public let offeredProtocols: String
+    /// The upgrade request's headers (lower-case names) and, under `query`,
+    /// its query string: credentials may travel there.
+    public let upgradeHeaders: [String: String]
     let wsi: OpaquePointer
     var queue = FrameQueue()
     var closeRequest: (code: UInt16, reason: String)?
     /// The message being reassembled from fragments.
     var rx: [UInt8] = []
 
-    init(id: UInt64, wsi: OpaquePointer, batching: Bool, peer: String, offeredProtocols: String) {
+    init(id: UInt64, wsi: OpaquePointer, batching: Bool, peer: String, upgradeHeaders: [String: String]) {
         self.id = id
         self.wsi = wsi
         self.batching = batching
         self.peer = peer
-        self.offeredProtocols = offeredProtocols
+        self.upgradeHeaders = upgradeHeaders
     }
 
     public var queuedFrames: Int { queue.count }

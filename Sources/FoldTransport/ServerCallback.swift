@@ -16,8 +16,10 @@ func serverCallback(
     let server = Unmanaged<WebServer>.fromOpaque(raw).takeUnretainedValue()
     let pss = user?.assumingMemoryBound(to: fs_pss_t.self)
     switch reason {
+    case LWS_CALLBACK_HTTP_CONFIRM_UPGRADE:
+        return server.confirmUpgrade(wsi)
     case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
-        return server.filterUpgrade(wsi)
+        return server.stopping || server.refuseNewConnections ? 1 : 0
     case LWS_CALLBACK_ESTABLISHED:
         guard let pss else { return -1 }
         server.established(wsi, pss)
@@ -34,6 +36,7 @@ func serverCallback(
         }
         return 0
     case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
+        server.timers.runDue()
         server.delegate?.woken()
         return 0
     case LWS_CALLBACK_HTTP:
@@ -63,24 +66,35 @@ extension WebServer {
         return nextID
     }
 
-    func filterUpgrade(_ wsi: OpaquePointer) -> Int32 {
-        if stopping || refuseNewConnections { return 1 }
+    /// Decides an upgrade while the request headers are still there. A
+    /// refusal is a real HTTP answer (403, 404, 503) rather than a hang-up,
+    /// so browsers and scripts see why.
+    func confirmUpgrade(_ wsi: OpaquePointer) -> Int32 {
         let path = Headers.read(wsi, WSI_TOKEN_GET_URI) ?? ""
-        guard path == "/ws" else { return 1 }
-        if let refusal = delegate?.admit(path: path, headers: Headers.all(wsi), peer: Headers.peer(wsi)) {
-            logger.debug("upgrade refused with \(refusal)")
-            return 1
+        var status: Int?
+        if stopping || refuseNewConnections {
+            status = 503
+        } else if path != "/ws" {
+            status = 404
+        } else {
+            var headers = Headers.all(wsi)
+            headers["query"] = Headers.query(wsi)
+            status = delegate?.admit(path: path, headers: headers, peer: Headers.peer(wsi))
         }
-        return 0
+        guard let status else { return 0 }
+        logger.debug("upgrade to \(path) refused with \(status)")
+        return lws_return_http_status(wsi, UInt32(status), nil) != 0 ? -1 : 1
     }
 
     func established(_ wsi: OpaquePointer, _ pss: UnsafeMutablePointer<fs_pss_t>) {
         let id = allocateID()
         pss.pointee.id = id
         let name = lws_get_protocol(wsi).flatMap { $0.pointee.name.map { String(cString: $0) } } ?? ""
+        var headers = Headers.all(wsi)
+        headers["query"] = Headers.query(wsi)
         let c = Connection(
             id: id, wsi: wsi, batching: name == Subprotocol.batch,
-            peer: Headers.peer(wsi), offeredProtocols: Headers.read(wsi, WSI_TOKEN_PROTOCOL) ?? "")
+            peer: Headers.peer(wsi), upgradeHeaders: headers)
         connections[id] = c
         delegate?.opened(c)
     }

@@ -25,6 +25,11 @@ public struct TransportConfig: Sendable {
     /// Descriptors kept free below the process limit, so accept() stops
     /// cleanly at the limit instead of spinning on EMFILE.
     public var fdReserve = 64
+    /// PEM certificate and key: when both are set the port serves https:// and wss://.
+    public var tlsCert = ""
+    public var tlsKey = ""
+
+    public var tls: Bool { !tlsCert.isEmpty && !tlsKey.isEmpty }
 
     public init() {}
 }

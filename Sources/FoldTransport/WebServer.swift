@@ -16,6 +16,7 @@ public final class WebServer {
     /// Limits may change on reload (service thread); addresses and the loop may not.
     public var config: TransportConfig
     public let waker = Waker()
+    lazy var timers = ServiceTimers(waker: waker)
     public weak var delegate: WebServerDelegate?
     let logger: Logger
 
@@ -97,6 +98,7 @@ public final class WebServer {
         case .libev: options |= UInt64(LWS_SERVER_OPTION_LIBEV)
         case .libuv: options |= UInt64(LWS_SERVER_OPTION_LIBUV) | UInt64(LWS_SERVER_OPTION_UV_NO_SIGSEGV_SIGFPE_SPIN)
         }
+        if config.tls { options |= UInt64(LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT) }
         info.options = options
         info.user = Unmanaged.passUnretained(self).toOpaque()
         info.fd_limit_per_thread = UInt32(max(fdLimit - config.fdReserve, 128))
@@ -108,6 +110,13 @@ public final class WebServer {
 
         var vi = lws_context_creation_info()
         vi.options = UInt64(LWS_SERVER_OPTION_DISABLE_IPV6) * (config.host.contains(":") ? 0 : 1)
+        if config.tls {
+            // 4.1.6 reads this flag from the vhost too: without it the "TLS"
+            // port would silently serve plain text.
+            vi.options |= UInt64(LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT)
+            vi.ssl_cert_filepath = cString(config.tlsCert)
+            vi.ssl_private_key_filepath = cString(config.tlsKey)
+        }
         vi.port = Int32(config.port)
         vi.iface = cString(config.host)
         vi.vhost_name = cString("foldsyncd")
@@ -129,6 +138,8 @@ public final class WebServer {
     /// Serves until `stop()`. Service thread.
     public func run() {
         guard let ctx = context else { return }
+        timers.start()
+        defer { timers.stop() }
         if config.eventLoop == .poll {
             while !stopping, lws_service(ctx, 0) >= 0 {}
             waker.detach()
@@ -151,7 +162,7 @@ public final class WebServer {
         } else {
             // Destroying the context from an lws timer lets the event loop run
             // dry; from inside a wsi callback it would pull the floor away.
-            schedule(afterMicroseconds: 1) { [weak self] in
+            scheduleLWS(afterMicroseconds: 1) { [weak self] in
                 guard let self, let ctx = self.context else { return }
                 self.waker.detach()
                 lws_context_destroy(ctx)
@@ -161,12 +172,20 @@ public final class WebServer {
 
     /// Runs `body` on the service thread after a delay. Service thread.
     public func schedule(afterMicroseconds us: Int64, _ body: @escaping () -> Void) {
+        timers.schedule(afterMicroseconds: us, body)
+    }
+
+    /// An lws timer, for what must run outside any wsi callback (destroying
+    /// the context). Kicking the event pipe makes libev's idle pass service
+    /// it, since a due lws timer is run there whatever the ev_timer says.
+    func scheduleLWS(afterMicroseconds us: Int64, _ body: @escaping () -> Void) {
         guard let ctx = context else { return }
         let box = TimerBox(body)
         box.node.pointee.owner = Unmanaged.passRetained(box).toOpaque()
         withUnsafeMutablePointer(to: &box.node.pointee.sul) { sul in
             lws_sul_schedule(ctx, 0, sul, timerFired, lws_usec_t(us))
         }
+        lws_cancel_service(ctx)
     }
 
     /// Answers an HTTP request; dropped when the peer has gone. Service thread.
@@ -174,6 +193,34 @@ public final class WebServer {
         guard let state = exchanges[id], state.response == nil else { return }
         state.response = response
         lws_callback_on_writable(state.wsi)
+    }
+
+    /// Re-reads the certificate and key files (renewed on disk) into the
+    /// running vhost; connections already open keep their session.
+    public func reloadCertificates() throws(TransportError) {
+        guard config.tls, let ctx = context else { return }
+        guard let cert = Self.readFile(config.tlsCert), let key = Self.readFile(config.tlsKey) else {
+            throw TransportError(description: "cannot read \(config.tlsCert) or \(config.tlsKey)")
+        }
+        let rc = cert.withUnsafeBufferPointer { c in
+            key.withUnsafeBufferPointer { k in
+                lws_tls_cert_updated(ctx, config.tlsCert, config.tlsKey, c.baseAddress, c.count, k.baseAddress, k.count)
+            }
+        }
+        guard rc == 0 else { throw TransportError(description: "lws refused the renewed certificate (\(rc))") }
+    }
+
+    static func readFile(_ path: String) -> [CChar]? {
+        guard let f = fopen(path, "rb") else { return nil }
+        defer { fclose(f) }
+        var out: [CChar] = []
+        var buf = [CChar](repeating: 0, count: 4096)
+        while true {
+            let n = fread(&buf, 1, buf.count, f)
+            if n <= 0 { break }
+            out.append(contentsOf: buf[0..<n])
+        }
+        return out
     }
 
     /// Lifts the soft descriptor limit to the hard one and returns it.

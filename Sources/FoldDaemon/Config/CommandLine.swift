@@ -7,6 +7,8 @@ public enum DaemonCommand: Sendable {
     case checkConfig(ConfigSources)
     case help(String)
     case version(String)
+    /// `foldsyncd hash-token`: reads a secret on stdin, prints its SHA-256.
+    case hashToken
 }
 
 public enum DaemonVersion {
@@ -19,6 +21,10 @@ extension DaemonCommand {
     public static func parse(_ args: [String], environment: [String: String]) throws(ConfigError) -> DaemonCommand {
         var sources = ConfigSources()
         sources.environment = environment
+        if args.first == "hash-token" {
+            guard args.count == 1 else { throw ConfigError(description: "hash-token takes no arguments; it reads the secret on stdin") }
+            return .hashToken
+        }
         var check = false
         var i = 0
         while i < args.count {
@@ -72,6 +78,7 @@ extension DaemonCommand {
             "foldsyncd \(DaemonVersion.string): shared collapsible-section boards over WebSocket",
             "",
             "usage: foldsyncd [options]",
+            "       foldsyncd hash-token    (reads a secret on stdin, prints the hash for a `token` line)",
             "",
             "Every option is also a configuration-file key (`key = value`) and an",
             "environment variable (FOLDSYNC_KEY); flags win over the environment,",

@@ -43,7 +43,7 @@ public struct ConfigSources: Sendable {
                 problems.append(Problem(place: file, message: "cannot read the configuration file"))
             }
         }
-        for option in OptionTable.options {
+        for option in OptionTable.options where option.fromEnvironment {
             let name = Self.environmentName(option.key)
             if let value = environment[name] {
                 apply(option.key, value, place: "$\(name)", to: &config, problems: &problems)
@@ -52,7 +52,18 @@ public struct ConfigSources: Sendable {
         for (key, value) in flags {
             apply(key, value, place: "--\(key)", to: &config, problems: &problems)
         }
+        if config.transport.tlsCert.isEmpty != config.transport.tlsKey.isEmpty {
+            problems.append(Problem(place: "tls", message: "tls-cert and tls-key go together"))
+        }
+        if config.access.isAnonymous && !config.allowAnonymous && !Self.isLoopback(config.transport.host) {
+            problems.append(Problem(place: "listen", message:
+                "refusing to serve \(config.transport.host) without tokens: configure a token, or set allow-anonymous = true"))
+        }
         return (config, problems)
+    }
+
+    static func isLoopback(_ host: String) -> Bool {
+        host.hasPrefix("127.") || host == "::1"
     }
 
     private func apply(_ key: String, _ value: String, place: String, to config: inout DaemonConfig, problems: inout [Problem]) {

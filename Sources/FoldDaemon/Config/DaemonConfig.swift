@@ -24,6 +24,28 @@ public struct DaemonConfig: Sendable {
     /// Seconds a graceful shutdown may take before connections are dropped.
     public var shutdownTimeout = 10
 
+    // Who may do what (docs/SECURITY.md).
+    /// Configured tokens; none means everyone may do everything.
+    public var access = AccessPolicy()
+    /// Allows listening beyond loopback without tokens.
+    public var allowAnonymous = false
+    /// Origins (besides the daemon's own) whose pages may open WebSockets.
+    public var allowOrigins: [String] = []
+    /// Accepts `?token=` on the WebSocket URL (it ends up in logs and history).
+    public var allowQueryToken = false
+    /// Serves /metrics without a token.
+    public var metricsPublic = false
+    /// Seconds a WebSocket client has to present a token before it is closed (1008).
+    public var authTimeout = 10
+    public var maxConnections = 100_000
+    /// Per peer address; loopback peers are not counted (a local proxy is one address).
+    public var maxConnectionsPerIP = 1_000
+    /// Sustained messages per second per connection (a token bucket) ...
+    public var maxActionsPerSecond = 100
+    /// ... and how many may come at once.
+    public var actionBurst = 200
+    public var maxSubscriptions = 100
+
     public init(environment: [String: String] = [:]) {
         if let dir = environment["STATE_DIRECTORY"], !dir.isEmpty {
             // systemd may pass several, colon-separated: the first is ours.

@@ -1,11 +1,14 @@
 import FoldCore
 import FoldTransport
+import Foundation
 
 /// One configurable key: its flag is `--key`, its help line is `help`.
 struct ConfigOption: Sendable {
     let key: String
     let value: String
     let help: String
+    /// False for keys whose environment name would collide or leak (tokens).
+    var fromEnvironment = true
     let apply: @Sendable (inout DaemonConfig, String) -> String?
 }
 
@@ -24,6 +27,17 @@ enum OptionTable {
                 return "expects an integer in \(range.lowerBound)...\(range.upperBound), got '\(text)'"
             }
             set(&config, n)
+            return nil
+        }
+    }
+
+    static func bool(_ set: @escaping @Sendable (inout DaemonConfig, Bool) -> Void) -> @Sendable (inout DaemonConfig, String) -> String? {
+        { config, text in
+            switch text.lowercased() {
+            case "true", "yes", "on", "1": set(&config, true)
+            case "false", "no", "off", "0": set(&config, false)
+            default: return "expects true or false, got '\(text)'"
+            }
             return nil
         }
     }
@@ -84,6 +98,48 @@ enum OptionTable {
                      apply: int(1...600_000) { $0.storeBusyMs = $1 }),
         ConfigOption(key: "shutdown-timeout", value: "SECONDS", help: "bound on a graceful shutdown (default 10)",
                      apply: int(1...3600) { $0.shutdownTimeout = $1 }),
+        ConfigOption(key: "token", value: "'NAME PERMS SHA256 [GLOB]'", help: "a token (repeatable): PERMS is a comma list of read, fold, edit, admin", fromEnvironment: false) { c, v in
+            switch AccessToken.parse(v) {
+            case .failure(let e): return e.message
+            case .success(let t):
+                guard !c.access.tokens.contains(where: { $0.name == t.name }) else { return "token '\(t.name)' is defined twice" }
+                c.access.tokens.append(t)
+                return nil
+            }
+        },
+        ConfigOption(key: "allow-anonymous", value: "BOOL", help: "allow listening beyond loopback without tokens (default false)",
+                     apply: bool { $0.allowAnonymous = $1 }),
+        ConfigOption(key: "allow-origin", value: "ORIGIN", help: "another origin whose pages may connect (repeatable, or comma list)") { c, v in
+            for o in v.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) where !o.isEmpty {
+                guard o.hasPrefix("http://") || o.hasPrefix("https://") else { return "expects an origin like https://host:port, got '\(o)'" }
+                c.allowOrigins.append(o)
+            }
+            return nil
+        },
+        ConfigOption(key: "allow-query-token", value: "BOOL", help: "accept ?token= on the WebSocket URL (default false: URLs end up in logs)",
+                     apply: bool { $0.allowQueryToken = $1 }),
+        ConfigOption(key: "metrics-public", value: "BOOL", help: "serve /metrics without a token (default false)",
+                     apply: bool { $0.metricsPublic = $1 }),
+        ConfigOption(key: "auth-timeout", value: "SECONDS", help: "time a WebSocket client has to present a token (default 10)",
+                     apply: int(1...3600) { $0.authTimeout = $1 }),
+        ConfigOption(key: "max-connections", value: "N", help: "WebSocket connections in all (default 100000; over: 503)",
+                     apply: int(1...10_000_000) { $0.maxConnections = $1 }),
+        ConfigOption(key: "max-connections-per-ip", value: "N", help: "WebSocket connections per peer address, loopback not counted (default 1000)",
+                     apply: int(1...10_000_000) { $0.maxConnectionsPerIP = $1 }),
+        ConfigOption(key: "max-actions-per-second", value: "N", help: "messages per second per connection, sustained (default 100; over: rate_limited)",
+                     apply: int(1...1_000_000) { $0.maxActionsPerSecond = $1 }),
+        ConfigOption(key: "action-burst", value: "N", help: "messages a connection may send at once (default 200)",
+                     apply: int(1...10_000_000) { $0.actionBurst = $1 }),
+        ConfigOption(key: "max-subscriptions", value: "N", help: "boards one connection may subscribe to (default 100)",
+                     apply: int(1...1_000_000) { $0.maxSubscriptions = $1 }),
+        ConfigOption(key: "tls-cert", value: "PATH", help: "PEM certificate: with tls-key, serve https:// and wss:// (SIGHUP re-reads it)") { c, v in
+            c.transport.tlsCert = v
+            return nil
+        },
+        ConfigOption(key: "tls-key", value: "PATH", help: "PEM private key for tls-cert") { c, v in
+            c.transport.tlsKey = v
+            return nil
+        },
     ]
 
     static func find(_ key: String) -> ConfigOption? { options.first { $0.key == key } }

@@ -27,15 +27,19 @@ extension Hub {
             let ok = storeFault == nil && !stopping
             server.respond(r.id, HTTPReplies.json(.object(JSONObject([("ready", .bool(ok))])), status: ok ? 200 : 503))
         case ("GET", "metrics"):
+            if !config.metricsPublic, let denial = httpDenial(r, [], board: nil) { return server.respond(r.id, denial) }
             server.respond(r.id, HTTPResponse(
                 status: 200, contentType: "text/plain; version=0.0.4; charset=utf-8",
                 body: Array(metrics.render(hub: self).utf8)))
         case ("GET", "api/boards"):
-            let list = boards.values.filter { $0.committed != nil }.sorted { $0.name < $1.name }.map { b in
+            if let denial = httpDenial(r, .read, board: nil) { return server.respond(r.id, denial) }
+            let glob = httpGlob(r) ?? "*"
+            let list = boards.values.filter { $0.committed != nil && Glob.matches(glob, $0.name) }.sorted { $0.name < $1.name }.map { b in
                 JSON.object(JSONObject([("board", .string(b.name)), ("epoch", .string(b.epoch)), ("rev", .number(String(b.rev)))]))
             }
             server.respond(r.id, HTTPReplies.json(.object(JSONObject([("boards", .array(list))]))))
         case ("GET", "api/boards/*"):
+            if let denial = httpDenial(r, .read, board: name) { return server.respond(r.id, denial) }
             guard let b = boards[name], let state = b.committed else {
                 return server.respond(r.id, HTTPReplies.error(.notFound, "no board '\(name)'"))
             }
@@ -50,8 +54,10 @@ extension Hub {
             body.append(UInt8(ascii: "}"))
             server.respond(r.id, HTTPResponse(status: 200, headers: [("cache-control", "no-store")], body: body))
         case ("PUT", "api/boards/*"):
+            if let denial = httpDenial(r, .admin, board: name) { return server.respond(r.id, denial) }
             putBoard(name, r)
         case ("DELETE", "api/boards/*"):
+            if let denial = httpDenial(r, .admin, board: name) { return server.respond(r.id, denial) }
             guard Names.isValid(name) else { return server.respond(r.id, HTTPReplies.error(.badRequest, "invalid board name")) }
             delete(name, reply: .httpDeleted(exchange: r.id))
         case ("POST", "api/boards/*/actions"):
@@ -91,7 +97,11 @@ extension Hub {
         guard let json = parseBody(r) else { return }
         switch ActionRequest.decode(json, board: name, limits: config.limits) {
         case .failure(let e): server.respond(r.id, HTTPReplies.error(e))
-        case .success(let request): perform(request, reply: .httpRev(exchange: r.id), by: nil)
+        case .success(let request):
+            if let denial = httpDenial(r, Permission.required(for: request.action), board: name) {
+                return server.respond(r.id, denial)
+            }
+            perform(request, reply: .httpRev(exchange: r.id), by: nil)
         }
     }
 }

@@ -11,6 +11,9 @@ final class Metrics {
     var commitFailures = 0
     var httpRequests = 0
     var refused: [String: Int] = [:]
+    var upgradesRefused: [String: Int] = [:]
+    var authFailures = 0
+    var authTimeouts = 0
     /// Commit latency histogram: upper bounds in seconds, and counts per bucket.
     static let bounds: [Double] = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5]
     var buckets = [Int](repeating: 0, count: bounds.count)
@@ -46,6 +49,12 @@ final class Metrics {
         out += "# HELP foldsync_actions_refused_total Requests refused, by error code.\n# TYPE foldsync_actions_refused_total counter\n"
         for (code, n) in refused.sorted(by: { $0.key < $1.key }) {
             out += "foldsync_actions_refused_total{code=\"\(code)\"} \(n)\n"
+        }
+        metric("foldsync_auth_failures_total", "counter", "Tokens presented that matched none.", authFailures)
+        metric("foldsync_auth_timeouts_total", "counter", "Connections closed for not authenticating in time.", authTimeouts)
+        out += "# HELP foldsync_upgrades_refused_total WebSocket upgrades refused, by reason.\n# TYPE foldsync_upgrades_refused_total counter\n"
+        for (reason, n) in upgradesRefused.sorted(by: { $0.key < $1.key }) {
+            out += "foldsync_upgrades_refused_total{reason=\"\(reason)\"} \(n)\n"
         }
         out += "# HELP foldsync_commit_seconds Time to commit one batch durably.\n# TYPE foldsync_commit_seconds histogram\n"
         var cumulative = 0

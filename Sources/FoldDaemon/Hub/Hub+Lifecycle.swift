@@ -60,6 +60,19 @@ extension Hub {
         note("store-busy-timeout", old.storeBusyMs, new.storeBusyMs, live: false)
         note("ping-interval", old.transport.pingSeconds, new.transport.pingSeconds, live: false)
 
+        if old.access != new.access { changed.append("tokens (\(new.access.tokens.count) configured)") }
+        note("allow-origin", old.allowOrigins, new.allowOrigins, live: true)
+        note("allow-query-token", old.allowQueryToken, new.allowQueryToken, live: true)
+        note("metrics-public", old.metricsPublic, new.metricsPublic, live: true)
+        note("auth-timeout", old.authTimeout, new.authTimeout, live: true)
+        note("max-connections", old.maxConnections, new.maxConnections, live: true)
+        note("max-connections-per-ip", old.maxConnectionsPerIP, new.maxConnectionsPerIP, live: true)
+        note("max-actions-per-second", old.maxActionsPerSecond, new.maxActionsPerSecond, live: true)
+        note("action-burst", old.actionBurst, new.actionBurst, live: true)
+        note("max-subscriptions", old.maxSubscriptions, new.maxSubscriptions, live: true)
+        note("tls-cert", old.transport.tlsCert, new.transport.tlsCert, live: false)
+        note("tls-key", old.transport.tlsKey, new.transport.tlsKey, live: false)
+
         var applied = new
         applied.transport = old.transport
         applied.transport.maxMessageBytes = new.transport.maxMessageBytes
@@ -72,6 +85,13 @@ extension Hub {
         server.config.maxBodyBytes = applied.transport.maxBodyBytes
         logger = logger.withLevel(applied.logLevel)
         if old.webRoot != new.webRoot { web = StaticFiles(root: new.webRoot, logger: logger) }
+        refreshGrants()
+        do {
+            try server.reloadCertificates()
+            if applied.transport.tls { changed.append("certificate re-read") }
+        } catch {
+            logger.error("TLS certificate not reloaded, the old one stays: \(error.description)")
+        }
         reloadError = nil
         logger.info("configuration reloaded" + (changed.isEmpty ? ": nothing changed" : ": " + changed.joined(separator: ", ")))
         if !later.isEmpty { logger.warning("needs a restart to take effect: " + later.joined(separator: ", ")) }

@@ -6,6 +6,10 @@ extension Hub {
     /// answered with `error`; the connection stays.
     func handle(_ bytes: UnsafeRawBufferPointer, from s: Session) {
         metrics.messagesReceived += 1
+        guard takeToken(s) else {
+            refuse(s, WireError(.rateLimited, "over \(config.maxActionsPerSecond) messages per second"))
+            return
+        }
         let json: JSON
         do {
             json = try JSONParser.parse(bytes, maxDepth: config.limits.maxJSONDepth)
@@ -17,15 +21,24 @@ extension Hub {
         case .failure(let e):
             refuse(s, e)
         case .success(.subscribe(let board, let since)):
+            guard permits(s, .read, board: board) else { return forbid(s, "subscribe", board: board, id: nil) }
             subscribe(s, to: board, since: since)
         case .success(.unsubscribe(let board)):
             unsubscribe(s, from: board)
         case .success(.action(let request)):
+            guard permits(s, Permission.required(for: request.action), board: request.board) else {
+                return forbid(s, request.action.name, board: request.board, id: request.id)
+            }
             perform(request, reply: .socket(connection: s.connection.id, id: request.id, board: request.board), by: s.name)
-        case .success(.auth):
-            // Tokens are not configured: everyone may do everything, so there is nothing to prove.
-            break
+        case .success(.auth(let secret)):
+            // With no token configured everyone may do everything: nothing to prove.
+            authenticate(s, secret: secret)
         }
+    }
+
+    func forbid(_ s: Session, _ what: String, board: String, id: String?) {
+        let who = s.token.map { "token '\($0.name)'" } ?? "this connection (no valid token)"
+        refuse(s, WireError(.forbidden, "\(who) may not \(what) on '\(board)'", id: id, board: board))
     }
 
     func refuse(_ s: Session, _ e: WireError) {
@@ -39,6 +52,10 @@ extension Hub {
             return
         }
         if !s.subscriptions.contains(name) {
+            guard s.subscriptions.count < config.maxSubscriptions else {
+                refuse(s, WireError(.invalid, "at most \(config.maxSubscriptions) subscriptions per connection", board: name))
+                return
+            }
             s.subscriptions.insert(name)
             subscribers[name, default: [:]][s.connection.id] = s
             presenceChanged(name)

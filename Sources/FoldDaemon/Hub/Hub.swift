@@ -35,6 +35,9 @@ final class Hub {
     var presenceDirty: Set<String> = []
     var presenceTimerArmed = false
     var stalled: Set<UInt64> = []
+    var unauthenticated: Set<UInt64> = []
+    var authTimerArmed = false
+    var connectionsPerIP: [String: Int] = [:]
     var stallTimerArmed = false
     var stopping = false
     var onStopped: (() -> Void)?
@@ -55,14 +58,14 @@ final class Hub {
 }
 
 extension Hub: WebServerDelegate {
-    func admit(path: String, headers: [String: String], peer: String) -> Int? { nil }
-
     func opened(_ connection: Connection) {
-        let s = Session(connection: connection)
+        let s = Session(connection: connection, burst: config.actionBurst, now: Self.nowNs())
         sessions[connection.id] = s
+        if !ConfigSources.isLoopback(s.peerIP) { connectionsPerIP[s.peerIP, default: 0] += 1 }
         metrics.connectionsOpened += 1
         logger.debug("connection \(s.name) from \(connection.peer)\(connection.batching ? " (batching)" : "")")
         connection.send(OutFrame(ServerMessage.hello(server: "foldsyncd/\(DaemonVersion.string)", session: s.name)))
+        authenticateOnOpen(s)
     }
 
     func received(_ connection: Connection, _ message: UnsafeRawBufferPointer) {
@@ -74,6 +77,8 @@ extension Hub: WebServerDelegate {
         guard let s = sessions.removeValue(forKey: connection.id) else { return }
         for name in s.subscriptions { removeSubscriber(s, from: name) }
         stalled.remove(connection.id)
+        unauthenticated.remove(connection.id)
+        if let n = connectionsPerIP[s.peerIP] { connectionsPerIP[s.peerIP] = n > 1 ? n - 1 : nil }
         logger.debug("connection \(s.name) closed")
     }
 

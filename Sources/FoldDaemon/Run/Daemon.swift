@@ -22,6 +22,13 @@ public enum Daemon {
         case .version(let text):
             print(text)
             return 0
+        case .hashToken:
+            guard let line = readLine(strippingNewline: true), !line.isEmpty else {
+                FileHandle.standardError.write(Data("foldsyncd: hash-token expects the secret on stdin\n".utf8))
+                return 2
+            }
+            print(SHA256.hex(Array(line.utf8)))
+            return 0
         case .checkConfig(let sources):
             let (_, problems) = sources.resolve()
             for p in problems { FileHandle.standardError.write(Data("foldsyncd: \(p)\n".utf8)) }
