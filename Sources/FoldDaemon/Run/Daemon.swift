@@ -100,7 +100,7 @@ public enum Daemon {
         case .success(let (port, box)):
             mailbox = box
             let host = config.transport.host.contains(":") ? "[\(config.transport.host)]" : config.transport.host
-            logger.info("foldsyncd \(DaemonVersion.string) listening on \(host):\(port) (ws://\(host):\(port)/ws), store \(config.db), event loop \(config.transport.eventLoop.rawValue)")
+            logger.info("foldsyncd \(DaemonVersion.string) listening on \(host):\(port) (\(config.transport.tls ? "wss" : "ws")://\(host):\(port)/ws), store \(config.db), event loop \(config.transport.eventLoop.rawValue)")
         }
 
         let signals = [SIGTERM, SIGINT].map { sig -> DispatchSourceSignal in
