@@ -40,6 +40,10 @@ final class StaticFiles {
             return notFound(path)
         }
         let full = root + "/" + name
+        // A symlink may point anywhere: serve only what resolves inside the root.
+        guard let resolved = Self.realPath(full), let base = Self.realPath(root), resolved.hasPrefix(base + "/") else {
+            return notFound(path)
+        }
         guard let attrs = try? FileManager.default.attributesOfItem(atPath: full),
               let mtime = attrs[.modificationDate] as? Date else { return notFound(path) }
         var entry = cache[name]
@@ -55,6 +59,12 @@ final class StaticFiles {
             return HTTPResponse(status: 304, contentType: type, headers: headers)
         }
         return HTTPResponse(status: 200, contentType: type, headers: headers, body: entry!.body)
+    }
+
+    static func realPath(_ path: String) -> String? {
+        guard let p = realpath(path, nil) else { return nil }
+        defer { free(p) }
+        return String(cString: p)
     }
 
     private func notFound(_ path: String) -> HTTPResponse {
