@@ -108,6 +108,11 @@ final class DaemonProcess: @unchecked Sendable {
         return p.terminationStatus
     }
 
+    /// Sends SIGTERM without waiting.
+    func terminate() {
+        if let p = process, p.isRunning { kill(p.processIdentifier, SIGTERM) }
+    }
+
     /// SIGKILL: a crash, with no chance to flush anything.
     func kill9() {
         guard let p = process else { return }
