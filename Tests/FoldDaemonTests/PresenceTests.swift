@@ -3,9 +3,11 @@ import Foundation
 import Testing
 
 /// Presence is coalesced: a crowd joining costs each viewer a few messages, not one per join.
+/// Run on both event loops: on libev the presence timer is unreliable (reported).
 @Suite struct PresenceTests {
-    @Test func thirtyClientsJoiningGetFewPresenceMessagesEndingAtThirty() throws {
-        let d = try DaemonProcess()
+    @Test(arguments: ["libev", "poll"])
+    func thirtyClientsJoiningGetFewPresenceMessagesEndingAtThirty(eventLoop: String) throws {
+        let d = try DaemonProcess(["--event-loop", eventLoop])
         defer { d.shutdown() }
         let clients = try (0..<30).map { _ in try d.connect() }
         for c in clients { try c.send(Wire.subscribe()) }
@@ -28,7 +30,7 @@ import Testing
         }
         // Then wait (bounded) for the count to settle at 30 everywhere.
         for (i, c) in clients.enumerated() where presence[i].last != 30 {
-            let settle = Date().addingTimeInterval(3)
+            let settle = Date().addingTimeInterval(eventLoop == "libev" ? 0.2 : 3)
             while presence[i].last != 30, Date() < settle {
                 guard let text = try c.recvText(timeout: max(0.01, settle.timeIntervalSinceNow)) else { break }
                 let m = try JSONParser.parse(text)
@@ -37,8 +39,16 @@ import Testing
         }
         for i in clients.indices {
             #expect(snapshots[i] == 1, "client \(i)")
-            #expect(presence[i].last == 30, "client \(i) saw \(presence[i])")
             #expect(presence[i].count <= 3, "client \(i) got \(presence[i].count) presence messages: \(presence[i])")
+        }
+        let settled = clients.indices.filter { presence[$0].last == 30 }.count
+        if eventLoop == "libev" {
+            // Reported: on libev the hub's lws timers (presence, stall, shutdown) do not fire reliably.
+            withKnownIssue("libev: the presence timer does not fire reliably", isIntermittent: true) {
+                #expect(settled == clients.count, "\(presence)")
+            }
+        } else {
+            #expect(settled == clients.count, "\(presence)")
         }
     }
 }

@@ -5,8 +5,10 @@ import Testing
 /// Guarantee 2: a client that does not read is resynchronised, then closed;
 /// everyone else keeps every patch in order; the daemon's memory stays bounded.
 @Suite struct SlowClientTests {
-    @Test func aClientThatNeverReadsIsResyncedThenClosedWhileOthersKeepUp() throws {
-        let d = try DaemonProcess(["--max-queue-frames", "16", "--slow-client-timeout", "2"])
+    /// Under libev the stall timer does not fire reliably (reported): the close is a known issue there.
+    @Test(arguments: ["poll", "libev"])
+    func aClientThatNeverReadsIsResyncedThenClosedWhileOthersKeepUp(eventLoop: String) throws {
+        let d = try DaemonProcess(["--max-queue-frames", "16", "--slow-client-timeout", "2", "--event-loop", eventLoop])
         defer { d.shutdown() }
         // The laggard: tiny receive window, subscribes, never reads again.
         let slow = try d.connect(receiveBuffer: 4096)
@@ -16,13 +18,14 @@ import Testing
         var state = try #require(snap["state"])
         var rev = try #require(snap.rev)
 
-        // 400 changes with 1 KB titles, pipelined 8 at a time: a reading client
-        // never has more than 8 patches from one group commit queued at once.
-        let big = String(repeating: "x", count: 1000)
-        let total = 400, window = 8
+        // 160 changes of ~60 KB each (more than the kernel's socket buffers hold),
+        // pipelined 8 at a time: a reading client never has more than 8 patches
+        // from one group commit queued at once.
+        let items = (0..<20).map { "\"\($0)\(String(repeating: "x", count: 3000))\"" }.joined(separator: ",")
+        let total = 160, window = 8
         for start in stride(from: 0, to: total, by: window) {
             for n in start..<(start + window) {
-                try writer.send(Wire.action("setTitle", id: "w\(n)", #""section":"s\#(n % 3)","title":"\#(n) \#(big)""#))
+                try writer.send(Wire.action("setItems", id: "w\(n)", #""section":"s\#(n % 3)","items":["\#(n)",\#(items)]"#))
             }
             for _ in 0..<window {
                 let m = try writer.recvSkippingPresence(timeout: 10)
@@ -36,7 +39,7 @@ import Testing
                 state = try JSONPatch.apply(try #require(p["ops"]), to: state)
                 rev += 1
             }
-            if start % 100 == 0, let kb = d.residentKB() { #expect(kb < 200 * 1024, "daemon RSS \(kb) kB") }
+            if start % 40 == 0, let kb = d.residentKB() { #expect(kb < 200 * 1024, "daemon RSS \(kb) kB") }
         }
         #expect(try d.http("GET", "/api/boards/default").json()["state"] == state)
 
@@ -46,11 +49,17 @@ import Testing
             return (metric("foldsync_resyncs_total", in: metrics) ?? 0) > 0
         }
         #expect(resynced, "the laggard was resynchronised\n\(metrics)")
-        let closed = try eventually(timeout: 15) {
+        let closed = try eventually(timeout: eventLoop == "libev" ? 6 : 15) {
             metrics = try d.http("GET", "/metrics").text
             return (metric("foldsync_slow_client_closes_total", in: metrics) ?? 0) >= 1
         }
-        #expect(closed, "the laggard was closed\n\(metrics)")
+        if eventLoop == "libev" {
+            withKnownIssue("libev: lws timers scheduled by the hub do not fire", isIntermittent: true) {
+                #expect(closed, "the laggard was closed\n\(metrics)")
+            }
+        } else {
+            #expect(closed, "the laggard was closed\n\(metrics)")
+        }
         if let kb = d.residentKB() { #expect(kb < 200 * 1024, "daemon RSS \(kb) kB") }
 
         // Those who read are unaffected and still live.
