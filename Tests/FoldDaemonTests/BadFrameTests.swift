@@ -1,0 +1,70 @@
+import FoldCore
+import Testing
+
+/// Frames the transport refuses by closing (1003, 1007, 1009): only the
+/// offending connection goes; and fragmented messages are reassembled.
+@Suite struct BadFrameTests {
+    enum Offence: String, CaseIterable {
+        case binary, invalidUTF8, oversize
+    }
+
+    @Test(arguments: Offence.allCases)
+    func offenceClosesOnlyThatConnection(offence: Offence) throws {
+        let d = try DaemonProcess(["--max-message-bytes", "4096"])
+        defer { d.shutdown() }
+        let bystander = try d.connect()
+        try bystander.subscribe()
+        let bad = try d.connect()
+        try bad.subscribe()
+        let expected: UInt16
+        switch offence {
+        case .binary:
+            try bad.sendBinary(Array(#"{"type":"toggle","board":"default","section":"s0"}"#.utf8))
+            expected = 1003
+        case .invalidUTF8:
+            let prefix = Array(#"{"type":"setTitle","board":"default","section":"s0","title":""#.utf8)
+            try bad.sendText(bytes: prefix + [0xC3, 0x28, 0xFF] + Array(#""}"#.utf8))
+            expected = 1007
+        case .oversize:
+            let title = String(repeating: "a", count: 5000)
+            try bad.send(Wire.action("setTitle", id: "big", #""section":"s0","title":"\#(title)""#))
+            expected = 1009
+        }
+        #expect(try bad.waitForClose() == expected)
+        #expect(bad.eof, "the daemon dropped the connection after closing")
+
+        // Nothing was applied, and the other client still works.
+        let answer = try bystander.perform(Wire.action("toggle", id: "ok", #""section":"s1""#), id: "ok")
+        #expect(answer.map(\.type) == ["patch", "ack"])
+        #expect(answer.last?.rev == 1)
+        #expect(try d.http("GET", "/api/boards/default").json()["state"]?.section("s0")?["title"]?.stringValue == "0")
+    }
+
+    @Test func aMessageJustUnderTheLimitIsAccepted() throws {
+        let d = try DaemonProcess(["--max-message-bytes", "4096"])
+        defer { d.shutdown() }
+        let c = try d.connect()
+        let shell = Wire.action("setTitle", id: "edge", #""section":"s0","title":"""#)
+        let title = String(repeating: "b", count: min(1000, 4096 - shell.utf8.count))
+        let a = try c.answer(Wire.action("setTitle", id: "edge", #""section":"s0","title":"\#(title)""#), id: "edge")
+        #expect(a.type == "ack")
+    }
+
+    @Test func fragmentedMessageIsReassembled() throws {
+        let d = try DaemonProcess()
+        defer { d.shutdown() }
+        let c = try d.connect()
+        try c.subscribe()
+        try c.sendFragmented(Wire.action("setTitle", id: "frag", #""section":"s2","title":"in three pieces ✓""#), pieces: 3)
+        var seen: [JSON] = []
+        while seen.last?.type != "ack" && seen.last?.type != "error" { seen.append(try c.recvSkippingPresence()) }
+        #expect(seen.map(\.type) == ["patch", "ack"])
+        #expect(seen.last?["id"]?.stringValue == "frag")
+        let state = try d.http("GET", "/api/boards/default").json()["state"]
+        #expect(state?.section("s2")?["title"]?.stringValue == "in three pieces ✓")
+        // A message split inside a multi-byte character is reassembled too.
+        let text = Wire.action("setTitle", id: "utf", #""section":"s1","title":"分分分分分分分分分分分""#)
+        try c.sendFragmented(text, pieces: 7)
+        #expect(try c.waitFor(type: "ack")["id"]?.stringValue == "utf")
+    }
+}
