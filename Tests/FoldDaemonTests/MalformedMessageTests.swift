@@ -73,9 +73,10 @@ import Testing
     }
 
     /// 10,000 messages written before any is read: every one is answered,
-    /// in order, and none acknowledged is lost.
+    /// in order, and none acknowledged is lost. The rate limiter is opened
+    /// wide here: this is about the pipeline (the limiter has its own test).
     @Test func burstOfTenThousandIsAnsweredInFull() throws {
-        let d = try DaemonProcess()
+        let d = try DaemonProcess(["--max-actions-per-second", "1000000", "--action-burst", "20000"])
         defer { d.shutdown() }
         let c = try d.connect()
         let n = 10_000

@@ -42,13 +42,6 @@ import Testing
             #expect(presence[i].count <= 3, "client \(i) got \(presence[i].count) presence messages: \(presence[i])")
         }
         let settled = clients.indices.filter { presence[$0].last == 30 }.count
-        if eventLoop == "libev" {
-            // Reported: on libev the hub's lws timers (presence, stall, shutdown) do not fire reliably.
-            withKnownIssue("libev: the presence timer does not fire reliably", isIntermittent: true) {
-                #expect(settled == clients.count, "\(presence)")
-            }
-        } else {
-            #expect(settled == clients.count, "\(presence)")
-        }
+        #expect(settled == clients.count, "\(presence)")
     }
 }

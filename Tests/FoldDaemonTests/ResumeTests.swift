@@ -58,8 +58,7 @@ import Testing
     }
 
     /// SIGTERM (clients get 1001, the daemon exits 0), start again on the same
-    /// store, resume. Under libev the daemon does not exit once a client was
-    /// connected (reported; poll exits): it is then killed so the resume is still checked.
+    /// store, resume, on both event loops.
     @Test(arguments: ["libev", "poll"])
     func resumeWorksAfterARestart(eventLoop: String) throws {
         let d = try DaemonProcess(["--event-loop", eventLoop, "--shutdown-timeout", "2"])
@@ -72,13 +71,7 @@ import Testing
         #expect(try first.waitForClose(timeout: 10) == 1001, "clients are told the server is going away")
         // Bounded: the shutdown timeout is 2 s.
         let status = d.stop(timeout: 6)
-        if eventLoop == "libev" {
-            withKnownIssue("foldsyncd on libev may never exit after SIGTERM once a client was connected", isIntermittent: true) {
-                #expect(status == 0, "SIGTERM ends the daemon cleanly")
-            }
-        } else {
-            #expect(status == 0, "SIGTERM ends the daemon cleanly")
-        }
+        #expect(status == 0, "SIGTERM ends the daemon cleanly")
         if status == nil { d.kill9() }
         try d.restart()
         try expectResume(d, epoch: epoch, rev: rev, state: try #require(snap["state"]))

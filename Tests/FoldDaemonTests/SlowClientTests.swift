@@ -49,17 +49,11 @@ import Testing
             return (metric("foldsync_resyncs_total", in: metrics) ?? 0) > 0
         }
         #expect(resynced, "the laggard was resynchronised\n\(metrics)")
-        let closed = try eventually(timeout: eventLoop == "libev" ? 6 : 15) {
+        let closed = try eventually(timeout: 15) {
             metrics = try d.http("GET", "/metrics").text
             return (metric("foldsync_slow_client_closes_total", in: metrics) ?? 0) >= 1
         }
-        if eventLoop == "libev" {
-            withKnownIssue("libev: lws timers scheduled by the hub do not fire", isIntermittent: true) {
-                #expect(closed, "the laggard was closed\n\(metrics)")
-            }
-        } else {
-            #expect(closed, "the laggard was closed\n\(metrics)")
-        }
+        #expect(closed, "the laggard was closed\n\(metrics)")
         if let kb = d.residentKB() { #expect(kb < 200 * 1024, "daemon RSS \(kb) kB") }
 
         // Those who read are unaffected and still live.
