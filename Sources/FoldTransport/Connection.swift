@@ -11,8 +11,9 @@ public final class Connection {
     public let batching: Bool
     public let peer: String
     /// The upgrade request's headers (lower-case names) and, under `query`,
-    /// its query string: credentials may travel there.
-    public let upgradeHeaders: [String: String]
+    /// its query string: credentials may travel there. Dropped once read
+    /// (`forgetUpgradeHeaders`): at 10,000 connections they would cost megabytes.
+    public private(set) var upgradeHeaders: [String: String]
     let wsi: OpaquePointer
     var queue = FrameQueue()
     var closeRequest: (code: UInt16, reason: String)?
@@ -26,6 +27,8 @@ public final class Connection {
         self.peer = peer
         self.upgradeHeaders = upgradeHeaders
     }
+
+    public func forgetUpgradeHeaders() { upgradeHeaders = [:] }
 
     public var queuedFrames: Int { queue.count }
     public var queuedBytes: Int { queue.bytes }

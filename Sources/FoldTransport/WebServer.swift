@@ -75,7 +75,9 @@ public final class WebServer {
             p.name = cString(name)
             p.callback = serverCallback
             p.per_session_data_size = MemoryLayout<fs_pss_t>.size
-            p.rx_buffer_size = 16 * 1024
+            // The receive chunk; messages are reassembled past it. Small,
+            // because lws keeps one per connection.
+            p.rx_buffer_size = 512
             // lws splits sends into tx_packet_size pieces; a coalesced batch should leave in one.
             p.tx_packet_size = scratchSize
             p.id = UInt32(i)
@@ -101,9 +103,19 @@ public final class WebServer {
         if config.tls { options |= UInt64(LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT) }
         info.options = options
         info.user = Unmanaged.passUnretained(self).toOpaque()
-        info.fd_limit_per_thread = UInt32(max(fdLimit - config.fdReserve, 128))
         info.port = CONTEXT_PORT_NO_LISTEN
-        guard let ctx = lws_create_context(&info) else {
+        // lws sizes its descriptor table from the soft limit at creation. It
+        // must stay below the real limit, or accept() meets EMFILE first and
+        // 4.1.6 spins on it; but setting fd_limit_per_thread for that turns
+        // every fd lookup into a scan of the whole table (40% of the CPU at
+        // 10,000 connections). So lower the soft limit while the context is
+        // made, then lift it again: lws keeps direct indexing, refuses fds
+        // past its table cleanly, and the reserve stays free for everything else.
+        let reserved = max(fdLimit - config.fdReserve, 128)
+        Self.setSoftDescriptorLimit(reserved)
+        let created = lws_create_context(&info)
+        Self.setSoftDescriptorLimit(fdLimit)
+        guard let ctx = created else {
             throw TransportError(description: "cannot create the lws context (event loop \(config.eventLoop.rawValue): is its plugin installed?)")
         }
         context = ctx
@@ -221,6 +233,13 @@ public final class WebServer {
             out.append(contentsOf: buf[0..<n])
         }
         return out
+    }
+
+    static func setSoftDescriptorLimit(_ n: Int) {
+        var rl = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &rl) == 0 else { return }
+        rl.rlim_cur = rlim_t(min(UInt64(n), UInt64(rl.rlim_max)))
+        _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &rl)
     }
 
     /// Lifts the soft descriptor limit to the hard one and returns it.

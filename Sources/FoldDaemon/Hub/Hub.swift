@@ -66,6 +66,7 @@ extension Hub: WebServerDelegate {
         logger.debug("connection \(s.name) from \(connection.peer)\(connection.batching ? " (batching)" : "")")
         connection.send(OutFrame(ServerMessage.hello(server: "foldsyncd/\(DaemonVersion.string)", session: s.name)))
         authenticateOnOpen(s)
+        connection.forgetUpgradeHeaders()
     }
 
     func received(_ connection: Connection, _ message: UnsafeRawBufferPointer) {
