@@ -19,8 +19,19 @@ public final class Connection {
     var closeRequest: (code: UInt16, reason: String)?
     /// The message being reassembled from fragments.
     var rx: [UInt8] = []
+    /// Pacing (see `WritePacer`): when the last write happened and how many
+    /// messages it carried; whether a paced write is pending; whether lws closed it.
+    var lastWriteNs: UInt64 = 0
+    var lastWriteMessages = 0
+    var windowStartNs: UInt64 = 0
+    var windowCount: UInt32 = 0
+    var hot = false
+    var deferred = false
+    var closed = false
+    unowned let pacer: WritePacer
 
-    init(id: UInt64, wsi: OpaquePointer, batching: Bool, peer: String, upgradeHeaders: [String: String]) {
+    init(id: UInt64, wsi: OpaquePointer, batching: Bool, peer: String, upgradeHeaders: [String: String], pacer: WritePacer) {
+        self.pacer = pacer
         self.id = id
         self.wsi = wsi
         self.batching = batching
@@ -39,7 +50,8 @@ public final class Connection {
         guard closeRequest == nil else { return }
         let wasEmpty = queue.isEmpty
         queue.push(frame)
-        if wasEmpty { lws_callback_on_writable(wsi) }
+        pacer.counted(self)
+        if wasEmpty { pacer.request(self) }
     }
 
     /// Drops what is queued and not yet written (conflation: the caller

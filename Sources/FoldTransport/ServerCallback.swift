@@ -32,6 +32,7 @@ func serverCallback(
         return server.writeable(c)
     case LWS_CALLBACK_CLOSED:
         if let pss, let c = server.connections.removeValue(forKey: pss.pointee.id) {
+            c.closed = true
             server.delegate?.closed(c)
         }
         return 0
@@ -94,7 +95,7 @@ extension WebServer {
         headers["query"] = Headers.query(wsi)
         let c = Connection(
             id: id, wsi: wsi, batching: name == Subprotocol.batch,
-            peer: Headers.peer(wsi), upgradeHeaders: headers)
+            peer: Headers.peer(wsi), upgradeHeaders: headers, pacer: pacer)
         connections[id] = c
         delegate?.opened(c)
     }
@@ -139,6 +140,7 @@ extension WebServer {
             if writeBatch(c) < 0 { return -1 }
         } else {
             var sent = 0
+            c.lastWriteMessages = 1
             repeat {
                 guard let f = c.queue.pop() else { break }
                 if lws_write(wsi, f.payload, f.count, LWS_WRITE_TEXT) < f.count { return -1 }
@@ -156,13 +158,16 @@ extension WebServer {
 
     private func writeBatch(_ c: Connection) -> Int32 {
         guard let first = c.queue.first else { return 0 }
+        c.lastWriteNs = WritePacer.now()
         let limit = scratchSize - Int(fs_lws_pre()) - 16
         if c.queue.count == 1 || first.count + 1 >= limit {
+            c.lastWriteMessages = 1
             _ = c.queue.pop()
             return lws_write(c.wsi, first.payload, first.count, LWS_WRITE_TEXT) < first.count ? -1 : 0
         }
         let base = (scratch + Int(fs_lws_pre())).assumingMemoryBound(to: UInt8.self)
         var used = 0
+        var messages = 0
         while let f = c.queue.first, used == 0 || used + 1 + f.count <= limit {
             if used > 0 {
                 base[used] = 0x0A
@@ -171,7 +176,9 @@ extension WebServer {
             (UnsafeMutableRawPointer(base) + used).copyMemory(from: f.payload, byteCount: f.count)
             used += f.count
             _ = c.queue.pop()
+            messages += 1
         }
+        c.lastWriteMessages = messages
         return lws_write(c.wsi, base, used, LWS_WRITE_TEXT) < used ? -1 : 0
     }
 }

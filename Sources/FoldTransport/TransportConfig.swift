@@ -18,6 +18,9 @@ public struct TransportConfig: Sendable {
     /// Seconds of silence before a PING, and before a peer that never answers is dropped.
     public var pingSeconds = 30
     public var hangupSeconds = 60
+    /// Milliseconds a busy batching connection's next write waits after the
+    /// last, so messages gather (see `WritePacer`); 0 writes at once.
+    public var coalesceMs = 20
     /// Largest coalesced write for connections that negotiated batching.
     public var maxBatchBytes = 256 * 1024
     /// Name sent in the `server` HTTP header.

@@ -17,6 +17,9 @@ public final class WebServer {
     public var config: TransportConfig
     public let waker = Waker()
     lazy var timers = ServiceTimers(waker: waker)
+    lazy var pacer = WritePacer(lingerMs: config.coalesceMs) { [unowned self] us, body in
+        self.timers.schedule(afterMicroseconds: us, body)
+    }
     public weak var delegate: WebServerDelegate?
     let logger: Logger
 

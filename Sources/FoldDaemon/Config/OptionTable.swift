@@ -72,6 +72,8 @@ enum OptionTable {
                      apply: int(256...(64 << 20)) { $0.transport.maxMessageBytes = $1 }),
         ConfigOption(key: "max-body-bytes", value: "N", help: "largest HTTP request body (default 8 MiB; over: 413)",
                      apply: int(256...(256 << 20)) { $0.transport.maxBodyBytes = $1 }),
+        ConfigOption(key: "coalesce-ms", value: "MS", help: "under a heavy stream, gather a batching client's messages this long between writes (default 20; 0: never)",
+                     apply: int(0...1000) { $0.transport.coalesceMs = $1 }),
         ConfigOption(key: "history-per-board", value: "N", help: "changes kept per board for resume (default 1000)",
                      apply: int(1...1_000_000) { $0.historyPerBoard = $1 }),
         ConfigOption(key: "max-boards", value: "N", help: "boards in the store (default 1000)",

@@ -1,0 +1,95 @@
+import CLibWebSockets
+import Dispatch
+import Glibc
+
+/// Decides when a batching connection's queue is written.
+///
+/// Each write costs the kernel far more than the bytes in it (a send, two
+/// epoll_ctl, a wake-up of the reader), so under a heavy stream it pays to
+/// let messages gather. A connection counts as hot when more than
+/// `hotRate` messages a second were queued for it over the last window
+/// (50 ms): its next write then waits until `linger` after the previous
+/// one. Other connections are written at once, so quiet and moderate
+/// streams keep their latency; the measure is the arrival rate, not what
+/// the last write carried, so pacing cannot keep itself going.
+/// Service thread only.
+final class WritePacer {
+    let lingerNs: UInt64
+    /// Messages per second per connection above which writes are paced.
+    static let hotRate: UInt64 = 400
+    static let windowNs: UInt64 = 50_000_000
+    private var waiting: [(connection: Connection, due: UInt64)] = []
+    private var head = 0
+    private var armed = false
+    private let schedule: (Int64, @escaping () -> Void) -> Void
+
+    init(lingerMs: Int, schedule: @escaping (Int64, @escaping () -> Void) -> Void) {
+        lingerNs = UInt64(max(lingerMs, 0)) * 1_000_000
+        self.schedule = schedule
+    }
+
+    static func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
+
+    /// A coarse clock (a few ms resolution, no syscall) for counting arrivals.
+    static func coarseNow() -> UInt64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC_COARSE, &ts)
+        return UInt64(ts.tv_sec) &* 1_000_000_000 &+ UInt64(ts.tv_nsec)
+    }
+
+    /// Counts a message queued for `c`, closing its rate window when due.
+    func counted(_ c: Connection) {
+        guard c.batching, lingerNs > 0 else { return }
+        c.windowCount &+= 1
+        let now = Self.coarseNow()
+        let elapsed = now &- c.windowStartNs
+        if elapsed >= Self.windowNs {
+            c.hot = UInt64(c.windowCount) &* 1_000_000_000 > Self.hotRate &* elapsed
+            c.windowStartNs = now
+            c.windowCount = 0
+        }
+    }
+
+    /// A connection's queue just went from empty to not.
+    func request(_ c: Connection) {
+        if c.deferred { return }
+        if c.hot {
+            let due = c.lastWriteNs &+ lingerNs
+            if due > Self.now() {
+                c.deferred = true
+                waiting.append((c, due))
+                arm(at: due)
+                return
+            }
+        }
+        lws_callback_on_writable(c.wsi)
+    }
+
+    private func arm(at due: UInt64) {
+        guard !armed else { return }
+        armed = true
+        let now = Self.now()
+        schedule(Int64(due > now ? (due - now) / 1_000 : 0)) { [weak self] in self?.fire() }
+    }
+
+    private func fire() {
+        armed = false
+        let now = Self.now()
+        while head < waiting.count, waiting[head].due <= now {
+            let c = waiting[head].connection
+            head += 1
+            c.deferred = false
+            if !c.closed && !c.queue.isEmpty { lws_callback_on_writable(c.wsi) }
+        }
+        if head == waiting.count {
+            waiting.removeAll(keepingCapacity: true)
+            head = 0
+        } else {
+            if head > 1024 {
+                waiting.removeFirst(head)
+                head = 0
+            }
+            arm(at: waiting[head].due)
+        }
+    }
+}
