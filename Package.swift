@@ -10,6 +10,7 @@ let package = Package(
     products: [
         .executable(name: "foldsyncd", targets: ["foldsyncd"]),
         .executable(name: "foldsync", targets: ["foldsync"]),
+        .executable(name: "foldsync-bench", targets: ["foldsync-bench"]),
     ],
     targets: [
         .systemLibrary(
@@ -18,12 +19,16 @@ let package = Package(
         .systemLibrary(
             name: "CSQLite", pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]),
+        // epoll and timerfd for the benchmark's own loop (not in Swift's Glibc module).
+        .systemLibrary(name: "CBenchLinux"),
         .target(name: "FoldCore"),
         .target(name: "FoldTransport", dependencies: ["FoldCore", "CLibWebSockets"]),
         .target(name: "FoldStore", dependencies: ["FoldCore", "CSQLite"]),
         .target(name: "FoldDaemon", dependencies: ["FoldCore", "FoldTransport", "FoldStore"]),
         .executableTarget(name: "foldsyncd", dependencies: ["FoldDaemon"]),
         .executableTarget(name: "foldsync", dependencies: ["FoldCore", "FoldTransport"]),
+        // The load generator: its own epoll WebSocket client, no libwebsockets.
+        .executableTarget(name: "foldsync-bench", dependencies: ["FoldCore", "CBenchLinux"]),
         .testTarget(name: "FoldCoreTests", dependencies: ["FoldCore"]),
         .testTarget(name: "FoldDaemonTests", dependencies: ["FoldCore"]),
     ]

@@ -1,0 +1,158 @@
+/// Everything the benchmark is told, parsed once at the edge.
+struct BenchConfig: Sendable {
+    /// Daemon address, from `--url ws://HOST:PORT/ws`.
+    var host = "127.0.0.1"
+    var port = 7681
+    var path = "/ws"
+    /// Board the subscribers watch; created or replaced before the run.
+    var board = "bench"
+    var sections = 10
+    var items = 0
+    /// Subscribed connections (the publisher is one more).
+    var connections = 1000
+    /// Changes per second, and how long to send them (after the warm-up).
+    var rate = 20.0
+    var duration = 10.0
+    var warmup = 1.0
+    /// Bounded wait after the last send for stragglers.
+    var grace = 2.0
+    var batch = true
+    var json = false
+    var ramp = false
+    /// Seconds per ramp step.
+    var step = 3.0
+    var pid: Int32?
+    var connectConcurrency = 200
+    /// Extra connections subscribed to the quiet board `bench-idle`.
+    var idle = 0
+    /// Target size of each patch message in bytes (the title is padded to reach it).
+    var patchBytes = 100
+
+    static let idleBoard = "bench-idle"
+}
+
+/// A bad command line, reported in one line.
+struct UsageError: Error, CustomStringConvertible {
+    let description: String
+}
+
+/// One flag: `--key VALUE` (or a switch when `value` is empty) and its help line.
+struct BenchOption: Sendable {
+    let key: String
+    let value: String
+    let help: String
+    let apply: @Sendable (inout BenchConfig, String) -> String?
+}
+
+extension BenchConfig {
+    static func number(_ range: ClosedRange<Double>, _ set: @escaping @Sendable (inout BenchConfig, Double) -> Void)
+        -> @Sendable (inout BenchConfig, String) -> String?
+    {
+        { c, v in
+            guard let n = Double(v.filter { $0 != "_" }), range.contains(n) else { return "expects a number in \(range.lowerBound)...\(range.upperBound), got '\(v)'" }
+            set(&c, n)
+            return nil
+        }
+    }
+
+    static func int(_ range: ClosedRange<Int>, _ set: @escaping @Sendable (inout BenchConfig, Int) -> Void)
+        -> @Sendable (inout BenchConfig, String) -> String?
+    {
+        { c, v in
+            guard let n = Int(v.filter { $0 != "_" }), range.contains(n) else { return "expects an integer in \(range.lowerBound)...\(range.upperBound), got '\(v)'" }
+            set(&c, n)
+            return nil
+        }
+    }
+
+    static let options: [BenchOption] = [
+        BenchOption(key: "url", value: "URL", help: "daemon WebSocket URL (default ws://127.0.0.1:7681/ws)") { c, v in
+            guard v.hasPrefix("ws://") else { return "expects ws://HOST:PORT/PATH, got '\(v)'" }
+            let rest = v.dropFirst(5)
+            let hostPort = rest.prefix { $0 != "/" }
+            let path = rest.dropFirst(hostPort.count)
+            guard let colon = hostPort.lastIndex(of: ":"), let port = Int(hostPort[hostPort.index(after: colon)...]),
+                  (1...65535).contains(port) else { return "expects ws://HOST:PORT/PATH, got '\(v)'" }
+            var host = String(hostPort[..<colon])
+            if host == "localhost" { host = "127.0.0.1" }
+            guard System.ipv4(host: host, port: port) != nil else { return "expects an IPv4 address, got '\(host)'" }
+            c.host = host
+            c.port = port
+            c.path = path.isEmpty ? "/ws" : String(path)
+            return nil
+        },
+        BenchOption(key: "board", value: "NAME", help: "board to create/replace and subscribe to (default bench)") { c, v in
+            c.board = v
+            return nil
+        },
+        BenchOption(key: "sections", value: "N", help: "sections of the board (default 10)", apply: int(1...1_000_000) { $0.sections = $1 }),
+        BenchOption(key: "items", value: "M", help: "items per section (default 0)", apply: int(0...10_000_000) { $0.items = $1 }),
+        BenchOption(key: "connections", value: "N", help: "subscribed connections (default 1000)", apply: int(1...1_000_000) { $0.connections = $1 }),
+        BenchOption(key: "rate", value: "R", help: "changes per second (default 20)", apply: number(0.1...1_000_000) { $0.rate = $1 }),
+        BenchOption(key: "duration", value: "S", help: "measured seconds of sending (default 10)", apply: number(0.1...86_400) { $0.duration = $1 }),
+        BenchOption(key: "warmup", value: "S", help: "unmeasured seconds of sending first (default 1)", apply: number(0...3_600) { $0.warmup = $1 }),
+        BenchOption(key: "grace", value: "S", help: "longest wait for stragglers after the last send (default 2)", apply: number(0...600) { $0.grace = $1 }),
+        BenchOption(key: "no-batch", value: "", help: "offer only foldsync.v1 (default offers foldsync.v1.batch first)") { c, _ in
+            c.batch = false
+            return nil
+        },
+        BenchOption(key: "json", value: "", help: "print one JSON summary object on stdout") { c, _ in
+            c.json = true
+            return nil
+        },
+        BenchOption(key: "ramp", value: "", help: "find the highest rate with complete delivery and p99 < 100 ms") { c, _ in
+            c.ramp = true
+            return nil
+        },
+        BenchOption(key: "step", value: "S", help: "seconds per ramp step (default 3)", apply: number(0.5...600) { $0.step = $1 }),
+        BenchOption(key: "pid", value: "PID", help: "the daemon's pid, for CPU and RSS (default: whoever listens on the port)",
+                    apply: int(1...Int(Int32.max)) { $0.pid = Int32($1) }),
+        BenchOption(key: "connect-concurrency", value: "K", help: "handshakes in flight while connecting (default 200)",
+                    apply: int(1...100_000) { $0.connectConcurrency = $1 }),
+        BenchOption(key: "idle", value: "N", help: "extra idle connections subscribed to the quiet board bench-idle (default 0)",
+                    apply: int(0...1_000_000) { $0.idle = $1 }),
+        BenchOption(key: "patch-bytes", value: "B", help: "target size of each patch message (default 100)",
+                    apply: int(60...60_000) { $0.patchBytes = $1 }),
+    ]
+
+    static func parse(_ args: [String]) throws -> BenchConfig {
+        var c = BenchConfig()
+        var i = 0
+        while i < args.count {
+            let a = args[i]
+            guard a.hasPrefix("--") else { throw UsageError(description: "unexpected argument '\(a)'") }
+            var key = String(a.dropFirst(2))
+            var inline: String?
+            if let eq = key.firstIndex(of: "=") {
+                inline = String(key[key.index(after: eq)...])
+                key = String(key[..<eq])
+            }
+            guard let o = options.first(where: { $0.key == key }) else { throw UsageError(description: "unknown option --\(key)") }
+            var value = ""
+            if !o.value.isEmpty {
+                if let inline {
+                    value = inline
+                } else {
+                    i += 1
+                    guard i < args.count else { throw UsageError(description: "--\(key) expects \(o.value)") }
+                    value = args[i]
+                }
+            }
+            if let why = o.apply(&c, value) { throw UsageError(description: "--\(key) \(why)") }
+            i += 1
+        }
+        return c
+    }
+
+    static var help: String {
+        var lines = ["usage: foldsync-bench [options]", "",
+                     "Opens N WebSocket connections to a running foldsyncd, subscribes them to one board,",
+                     "publishes changes at a rate from one more connection, and reports delivery and latency.", ""]
+        for o in options {
+            let flag = "--\(o.key)" + (o.value.isEmpty ? "" : " \(o.value)")
+            lines.append("  " + flag + String(repeating: " ", count: max(1, 26 - flag.count)) + o.help)
+        }
+        lines.append("  --help                    this text")
+        return lines.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,35 @@
+extension Bench {
+    /// The ramp: steps of rising rate until one fails, then one bisection
+    /// between the last pass and the first failure. Connections stay open
+    /// across steps; each step starts after the previous one's backlog drained.
+    func ramp(daemon: DaemonProcess?, progress: (PhaseResult) -> Void) -> (steps: [PhaseResult], best: PhaseResult?) {
+        let rates: [Double] = [50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000, 100_000]
+        var steps: [PhaseResult] = []
+        var best: PhaseResult?
+        var failed: PhaseResult?
+        for rate in rates {
+            let r = step(rate, daemon: daemon)
+            steps.append(r)
+            progress(r)
+            if r.passes { best = r } else { failed = r; break }
+            if openSubscribers == 0 { break }
+        }
+        if let f = failed, openSubscribers > 0 {
+            let low = best?.rate ?? 0
+            let mid = ((low + f.rate) / 2).rounded()
+            if mid > low && mid < f.rate {
+                let r = step(mid, daemon: daemon)
+                steps.append(r)
+                progress(r)
+                if r.passes { best = r }
+            }
+        }
+        return (steps, best)
+    }
+
+    private func step(_ rate: Double, daemon: DaemonProcess?) -> PhaseResult {
+        let r = measure(rate: rate, seconds: config.step, daemon: daemon)
+        drain(quietMs: 300, maxSeconds: 20)
+        return r
+    }
+}

@@ -1,0 +1,127 @@
+import FoldCore
+
+/// What the whole run found: set-up, then one phase (or a ramp's steps).
+struct Report {
+    var connections = 0
+    var idle = 0
+    var protocolOffered = ""
+    var negotiated: [String: Int] = [:]
+    var setupSeconds = 0.0
+    var connectFailures = 0
+    var daemonPID: Int32?
+    var daemonRSSAfterSetupMiB: Double?
+    var daemonCPUSetupSeconds: Double?
+    var phase: PhaseResult?
+    var steps: [PhaseResult] = []
+    var rampBest: PhaseResult?
+
+    var negotiatedText: String {
+        negotiated.sorted { $0.value > $1.value }.map { "\($0.key) x\($0.value)" }.joined(separator: ", ")
+    }
+}
+
+extension Report {
+    static func f(_ x: Double, _ digits: Int = 2) -> String {
+        var s = String(Int((abs(x) * pow10(digits)).rounded()))
+        while s.count <= digits { s = "0" + s }
+        let cut = s.index(s.endIndex, offsetBy: -digits)
+        return (x < 0 ? "-" : "") + (digits == 0 ? s : s[..<cut] + "." + s[cut...])
+    }
+
+    private static func pow10(_ n: Int) -> Double { (0..<n).reduce(1.0) { r, _ in r * 10 } }
+
+    /// One line per ramp step.
+    static func stepLine(_ r: PhaseResult) -> String {
+        "rate \(f(r.rate, 0))/s: \(r.delivered)/\(r.expected) delivered (\(f(r.completeness, 3))%), "
+            + "\(f(r.deliveriesPerSecond / 1000, 1))k deliveries/s, p50 \(f(r.p50)) p99 \(f(r.p99)) max \(f(r.max)) ms, "
+            + "resyncs \(r.resyncs), late sends \(r.lateSends), bench busy \(f(r.benchBusyPercent, 0))%"
+            + (r.daemonCPUSeconds.map { ", daemon CPU \(f($0))s" } ?? "")
+            + " -> \(r.passes ? "pass" : "FAIL")"
+    }
+
+    var text: String {
+        var lines: [String] = []
+        lines.append("connections        \(connections) subscribers + 1 publisher" + (idle > 0 ? " + \(idle) idle (board \(BenchConfig.idleBoard))" : ""))
+        lines.append("subprotocol        offered \(protocolOffered); negotiated \(negotiatedText)")
+        lines.append("set-up             \(Self.f(setupSeconds)) s (all handshakes + subscribes)" + (connectFailures > 0 ? ", \(connectFailures) failed" : ""))
+        if let phase { lines += Self.phaseLines(phase) }
+        if !steps.isEmpty {
+            lines.append("ramp:")
+            for s in steps { lines.append("  " + Self.stepLine(s)) }
+            if let b = rampBest {
+                lines.append("highest rate with complete delivery and p99 < 100 ms: \(Self.f(b.rate, 0)) changes/s (\(Self.f(b.deliveriesPerSecond / 1000, 1))k deliveries/s, p99 \(Self.f(b.p99)) ms)")
+            } else {
+                lines.append("no rate passed (complete delivery and p99 < 100 ms)")
+            }
+        }
+        if let pid = daemonPID {
+            lines.append("daemon             pid \(pid)" + (daemonRSSAfterSetupMiB.map { ", RSS after set-up \(Self.f($0, 1)) MiB" } ?? "")
+                + (daemonCPUSetupSeconds.map { ", CPU for set-up \(Self.f($0)) s" } ?? ""))
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    static func phaseLines(_ r: PhaseResult) -> [String] {
+        var l: [String] = []
+        l.append("changes sent       \(r.sent) at \(f(r.rate, 1))/s over \(f(r.seconds)) s (late sends \(r.lateSends), max lag \(f(r.maxLagMs)) ms)")
+        l.append("deliveries         \(r.delivered) / \(r.expected) expected (\(f(r.completeness, 3))%), \(r.incompleteConnections) connections short")
+        l.append("throughput         \(f(r.deliveriesPerSecond, 0)) deliveries/s")
+        l.append("latency (ms)       p50 \(f(r.p50)) p90 \(f(r.p90)) p99 \(f(r.p99)) max \(f(r.max)) mean \(f(r.mean)) (from the send time stamped in each title)")
+        l.append("  from schedule    p99 \(f(r.scheduledP99)) max \(f(r.scheduledMax))")
+        l.append("acks               \(r.acks); errors \(r.errors); resyncs \(r.resyncs); gaps \(r.gaps); dups \(r.dups); closed \(r.closed)")
+        l.append("frames in          \(r.framesIn) frames carrying \(r.messagesIn) messages; patch ~\(r.averagePatchBytes) bytes")
+        l.append("bench loop busy    \(f(r.benchBusyPercent, 1))%")
+        if let c = r.daemonCPUSeconds {
+            l.append("daemon CPU         \(f(c)) s" + (r.daemonCPUMicrosPerDelivery.map { " (\(f($0)) µs per delivery)" } ?? ""))
+        }
+        if let rss = r.daemonRSSMiB {
+            l.append("daemon RSS         \(f(rss, 1)) MiB (peak \(f(r.daemonPeakRSSMiB ?? rss, 1)) MiB)")
+        }
+        return l
+    }
+}
+
+extension Report {
+    static func phaseJSON(_ r: PhaseResult) -> JSON {
+        func n(_ x: Double) -> JSON { .number(f(x, 3)) }
+        func i(_ x: Int) -> JSON { .number(String(x)) }
+        var fields: [(String, JSON)] = [
+            ("rate", n(r.rate)), ("seconds", n(r.seconds)), ("subscribers", i(r.subscribers)),
+            ("changes_sent", i(r.sent)), ("deliveries_expected", i(r.expected)), ("deliveries_received", i(r.delivered)),
+            ("completeness_percent", n(r.completeness)), ("complete", .bool(r.complete)),
+            ("connections_short", i(r.incompleteConnections)), ("deliveries_per_second", n(r.deliveriesPerSecond)),
+            ("latency_ms", .object(JSONObject([("p50", n(r.p50)), ("p90", n(r.p90)), ("p99", n(r.p99)), ("max", n(r.max)), ("mean", n(r.mean))]))),
+            ("latency_from_schedule_ms", .object(JSONObject([("p99", n(r.scheduledP99)), ("max", n(r.scheduledMax))]))),
+            ("acks", i(r.acks)), ("errors", i(r.errors)), ("resyncs", i(r.resyncs)), ("gaps", i(r.gaps)), ("dups", i(r.dups)),
+            ("closed", i(r.closed)), ("late_sends", i(r.lateSends)), ("max_send_lag_ms", n(r.maxLagMs)),
+            ("frames_in", i(r.framesIn)), ("messages_in", i(r.messagesIn)), ("patch_bytes", i(r.averagePatchBytes)),
+            ("bench_loop_busy_percent", n(r.benchBusyPercent)), ("passes", .bool(r.passes)),
+        ]
+        if let c = r.daemonCPUSeconds { fields.append(("daemon_cpu_seconds", n(c))) }
+        if let u = r.daemonCPUMicrosPerDelivery { fields.append(("daemon_cpu_us_per_delivery", n(u))) }
+        if let m = r.daemonRSSMiB { fields.append(("daemon_rss_mib", n(m))) }
+        if let m = r.daemonPeakRSSMiB { fields.append(("daemon_peak_rss_mib", n(m))) }
+        return .object(JSONObject(fields))
+    }
+
+    var json: String {
+        var fields: [(String, JSON)] = [
+            ("connections", .number(String(connections))), ("idle_connections", .number(String(idle))),
+            ("subprotocol_offered", .string(protocolOffered)),
+            ("subprotocol", .string(negotiated.max { $0.value < $1.value }?.key ?? "")),
+            ("setup_seconds", .number(Self.f(setupSeconds, 3))), ("connect_failures", .number(String(connectFailures))),
+        ]
+        if let pid = daemonPID { fields.append(("daemon_pid", .number(String(pid)))) }
+        if let m = daemonRSSAfterSetupMiB { fields.append(("daemon_rss_after_setup_mib", .number(Self.f(m, 3)))) }
+        if let phase {
+            if case .object(let o) = Self.phaseJSON(phase) { fields += o.map { ($0.key, $0.value) } }
+        }
+        if !steps.isEmpty {
+            fields.append(("ramp", .array(steps.map(Self.phaseJSON))))
+            fields.append(("ramp_best_rate", rampBest.map { .number(Self.f($0.rate, 0)) } ?? .null))
+        }
+        var out: [UInt8] = []
+        JSON.object(JSONObject(fields)).encode(into: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+}

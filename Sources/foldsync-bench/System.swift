@@ -1,0 +1,109 @@
+import Glibc
+
+/// A failed system call: which one, and errno.
+struct SystemError: Error, CustomStringConvertible {
+    let call: String
+    let errno: Int32
+
+    var description: String { "\(call): \(String(cString: strerror(errno)))" }
+}
+
+/// One Swift wrapper per C call the benchmark makes: errno becomes a
+/// `SystemError`, and EAGAIN/EINTR become a value the caller handles.
+enum System {
+    /// CLOCK_MONOTONIC in nanoseconds: the clock every timestamp uses.
+    @inline(__always)
+    static func nowNs() -> UInt64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return UInt64(ts.tv_sec) &* 1_000_000_000 &+ UInt64(ts.tv_nsec)
+    }
+
+    static func check(_ rc: Int32, _ call: String) throws -> Int32 {
+        if rc < 0 { throw SystemError(call: call, errno: Glibc.errno) }
+        return rc
+    }
+
+    /// A non-blocking TCP socket connecting to `address`. Returns the fd;
+    /// the connect completes when the socket becomes writable.
+    static func startConnect(_ address: sockaddr_in) throws -> Int32 {
+        let fd = try check(socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0), "socket")
+        var one: Int32 = 1
+        setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+        var a = address
+        let rc = withUnsafePointer(to: &a) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        if rc < 0 && errno != EINPROGRESS {
+            let e = errno
+            close(fd)
+            throw SystemError(call: "connect", errno: e)
+        }
+        return fd
+    }
+
+    /// The pending error of a non-blocking connect (0 when it succeeded).
+    static func socketError(_ fd: Int32) -> Int32 {
+        var err: Int32 = 0
+        var len = socklen_t(MemoryLayout<Int32>.size)
+        getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len)
+        return err
+    }
+
+    static func ipv4(host: String, port: Int) -> sockaddr_in? {
+        var a = sockaddr_in()
+        a.sin_family = sa_family_t(AF_INET)
+        a.sin_port = UInt16(port).bigEndian
+        guard inet_pton(AF_INET, host, &a.sin_addr) == 1 else { return nil }
+        return a
+    }
+
+    /// Raises the soft RLIMIT_NOFILE to the hard one; returns the new soft limit.
+    static func raiseFileLimit() -> Int {
+        var r = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &r) == 0 else { return 1024 }
+        if r.rlim_cur < r.rlim_max {
+            var n = r
+            n.rlim_cur = r.rlim_max
+            if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &n) == 0 { r = n }
+        }
+        return r.rlim_cur >= UInt(Int.max) ? Int.max : Int(r.rlim_cur)
+    }
+}
+
+/// The outcome of a non-blocking read or write.
+enum IOResult {
+    case done(Int)
+    case wouldBlock
+    case closed
+    case failed(Int32)
+}
+
+extension System {
+    @inline(__always)
+    static func read(_ fd: Int32, _ buf: UnsafeMutableRawPointer, _ count: Int) -> IOResult {
+        while true {
+            let n = Glibc.read(fd, buf, count)
+            if n > 0 { return .done(n) }
+            if n == 0 { return .closed }
+            switch errno {
+            case EINTR: continue
+            case EAGAIN: return .wouldBlock
+            default: return .failed(errno)
+            }
+        }
+    }
+
+    @inline(__always)
+    static func write(_ fd: Int32, _ buf: UnsafeRawPointer, _ count: Int) -> IOResult {
+        while true {
+            let n = send(fd, buf, count, Int32(MSG_NOSIGNAL))
+            if n >= 0 { return .done(n) }
+            switch errno {
+            case EINTR: continue
+            case EAGAIN: return .wouldBlock
+            default: return .failed(errno)
+            }
+        }
+    }
+}

@@ -1,0 +1,90 @@
+import FoldCore
+import Glibc
+
+// Parse at the edge, set up the boards, connect, measure, report.
+let logger = Logger(level: .info, label: "bench") { line in
+    let bytes = Array((line + "\n").utf8)
+    _ = bytes.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+}
+
+func say(_ line: String, json: Bool) {
+    // Progress goes to stderr when stdout carries the JSON summary.
+    let bytes = Array((line + "\n").utf8)
+    _ = bytes.withUnsafeBytes { write(json ? 2 : 1, $0.baseAddress, $0.count) }
+}
+
+let args = Array(CommandLine.arguments.dropFirst())
+if args.contains("--help") || args.contains("-h") {
+    say(BenchConfig.help, json: false)
+    exit(0)
+}
+let config: BenchConfig
+do {
+    config = try BenchConfig.parse(args)
+} catch {
+    logger.error("\(error)")
+    exit(2)
+}
+
+// Every connection is a descriptor; leave room for the epoll, the timer and stdio.
+let limit = System.raiseFileLimit()
+let needed = config.connections + config.idle + 1 + 16
+guard needed <= limit else {
+    logger.error("\(config.connections) + \(config.idle) idle connections need about \(needed) file descriptors; the limit (RLIMIT_NOFILE, raised to its hard value) is \(limit). Lower --connections/--idle or raise the hard limit (ulimit -Hn, LimitNOFILE=).")
+    exit(2)
+}
+
+let daemon = config.pid.map { DaemonProcess(pid: $0) } ?? DaemonProcess.find(listeningOn: config.port)
+if daemon == nil { logger.info("daemon process not found on this machine: no CPU/RSS figures") }
+
+let board = BoardSetup.document(sections: config.sections, items: config.items)
+if let why = BoardSetup.put(board: config.board, body: board, host: config.host, port: config.port) {
+    logger.error("cannot create board '\(config.board)': \(why)")
+    exit(1)
+}
+if config.idle > 0, let why = BoardSetup.put(board: BenchConfig.idleBoard, body: BoardSetup.document(sections: 3, items: 0), host: config.host, port: config.port) {
+    logger.error("cannot create board '\(BenchConfig.idleBoard)': \(why)")
+    exit(1)
+}
+
+let bench: Bench
+do {
+    bench = try Bench(config: config, logger: logger)
+} catch {
+    logger.error("\(error)")
+    exit(1)
+}
+
+var report = Report()
+report.connections = config.connections
+report.idle = config.idle
+report.protocolOffered = config.batch ? "foldsync.v1.batch, foldsync.v1" : "foldsync.v1"
+report.daemonPID = daemon?.pid
+let setupCPU0 = daemon?.cpuSeconds()
+let total = config.connections + config.idle + 1
+report.setupSeconds = bench.connectAll(timeoutSeconds: 60 + Double(total) / 200)
+report.connectFailures = bench.failures + (total - bench.readyCount - bench.failures)
+report.negotiated = bench.negotiated
+if let a = setupCPU0, let b = daemon?.cpuSeconds() { report.daemonCPUSetupSeconds = b - a }
+report.daemonRSSAfterSetupMiB = daemon?.memoryMiB()?.rss
+say("set up \(bench.readyCount) connections in \(Report.f(report.setupSeconds)) s; negotiated \(report.negotiatedText)", json: config.json)
+guard bench.publisher.state == .open, bench.openSubscribers > 0 else {
+    logger.error("set-up failed: \(bench.openSubscribers) subscribers, publisher \(bench.publisher.state)")
+    exit(1)
+}
+// Let the presence announcements of the crowd that just joined go out first.
+bench.drain(quietMs: 300, maxSeconds: 10)
+
+if config.ramp {
+    bench.warmUp(rate: 50, seconds: max(config.warmup, 0.5))
+    let (steps, best) = bench.ramp(daemon: daemon) { say(Report.stepLine($0), json: config.json) }
+    report.steps = steps
+    report.rampBest = best
+} else {
+    bench.warmUp(rate: config.rate, seconds: config.warmup)
+    report.phase = bench.measure(rate: config.rate, seconds: config.duration, daemon: daemon)
+}
+
+say(config.json ? report.json : report.text, json: false)
+let ok = report.phase.map { $0.complete } ?? (report.rampBest != nil)
+exit(ok ? 0 : 3)

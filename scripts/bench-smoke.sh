@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Smoke test of the benchmark: starts the debug daemon on port 0 with a temp
+# store, runs foldsync-bench for 2 s with 50 connections, and fails unless
+# delivery was complete. Every wait is bounded.
+#   scripts/bench-smoke.sh            (builds the debug products first)
+#   BUILD=0 scripts/bench-smoke.sh    (uses what is built)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if [[ "${BUILD:-1}" == 1 ]]; then
+    timeout 1800 swift build --product foldsyncd >&2
+    timeout 1800 swift build --product foldsync-bench >&2
+fi
+bin="$(swift build --show-bin-path)"
+
+dir="$(mktemp -d)"
+daemon_pid=""
+cleanup() {
+    if [[ -n "$daemon_pid" ]] && kill -0 "$daemon_pid" 2>/dev/null; then
+        kill -TERM "$daemon_pid" 2>/dev/null || true
+        for _ in $(seq 50); do kill -0 "$daemon_pid" 2>/dev/null || break; sleep 0.1; done
+        kill -KILL "$daemon_pid" 2>/dev/null || true
+    fi
+    rm -rf "$dir"
+}
+trap cleanup EXIT
+
+"$bin/foldsyncd" --listen 127.0.0.1:0 --db "$dir/smoke.db" >"$dir/daemon.log" 2>&1 &
+daemon_pid=$!
+
+port=""
+for _ in $(seq 100); do
+    port="$(grep -o 'listening on 127.0.0.1:[0-9]*' "$dir/daemon.log" | head -1 | cut -d: -f2 || true)"
+    [[ -n "$port" ]] && break
+    kill -0 "$daemon_pid" 2>/dev/null || break
+    sleep 0.1
+done
+if [[ -z "$port" ]]; then
+    echo "bench-smoke: the daemon did not start" >&2
+    cat "$dir/daemon.log" >&2
+    exit 1
+fi
+
+summary="$(timeout 60 "$bin/foldsync-bench" --url "ws://127.0.0.1:$port/ws" --pid "$daemon_pid" \
+    --connections 50 --rate 20 --duration 2 --warmup 0.5 --json)" || true
+echo "$summary"
+if [[ "$summary" == *'"completeness_percent":100.000'* && "$summary" == *'"complete":true'* ]]; then
+    echo "bench-smoke: complete delivery" >&2
+    exit 0
+fi
+echo "bench-smoke: delivery was not complete" >&2
+exit 1

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# The figures of docs/PERFORMANCE.md: each scenario against a fresh release
+# daemon pinned to core 0, the benchmark pinned to core 1, JSON lines into
+# $OUT (default ./bench-results). Usage:
+#   scripts/bench-suite.sh [scenario...]   (default: all; REPEAT=3; DAEMON_ARGS="--event-loop poll")
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scratch=.build-release
+timeout 3600 swift build -c release --product foldsyncd --scratch-path "$scratch" >&2
+timeout 3600 swift build -c release --product foldsync-bench --scratch-path "$scratch" >&2
+bin="$scratch/release"
+out="${OUT:-bench-results}"
+mkdir -p "$out"
+repeat="${REPEAT:-3}"
+
+run() {  # run NAME BENCH-ARGS...
+    local name=$1; shift
+    for i in $(seq "$repeat"); do
+        local dir; dir="$(mktemp -d)"
+        # shellcheck disable=SC2086
+        taskset -c 0 "$bin/foldsyncd" --listen 127.0.0.1:0 --db "$dir/b.db" ${DAEMON_ARGS:-} >"$dir/d.log" 2>&1 &
+        local pid=$! port=""
+        for _ in $(seq 100); do
+            port="$(grep -o 'listening on 127.0.0.1:[0-9]*' "$dir/d.log" | head -1 | cut -d: -f2 || true)"
+            [[ -n "$port" ]] && break
+            sleep 0.1
+        done
+        if [[ -n "$port" ]]; then
+            timeout 600 taskset -c 1 "$bin/foldsync-bench" --url "ws://127.0.0.1:$port/ws" --pid "$pid" --json "$@" \
+                | sed "s/^{/{\"scenario\":\"$name\",\"run\":$i,/" | tee -a "$out/$name.jsonl" || true
+        else
+            echo "daemon did not start" >&2
+        fi
+        kill -TERM "$pid" 2>/dev/null || true
+        for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+        kill -KILL "$pid" 2>/dev/null || true
+        rm -rf "$dir"
+    done
+}
+
+scenarios=("$@")
+[[ ${#scenarios[@]} -eq 0 ]] && scenarios=(c1k-r20 c1k-ramp c1k-ramp-nobatch idle10k c10k-r5)
+for s in "${scenarios[@]}"; do
+    case "$s" in
+        c1k-r20) run "$s" --connections 1000 --rate 20 --duration 10 ;;
+        c1k-ramp) run "$s" --connections 1000 --ramp ;;
+        c1k-ramp-nobatch) run "$s" --connections 1000 --ramp --no-batch ;;
+        idle10k) run "$s" --connections 100 --rate 200 --duration 10 --idle 10000 ;;
+        c10k-r5) run "$s" --connections 10000 --rate 5 --duration 10 ;;
+        *) echo "unknown scenario $s" >&2; exit 2 ;;
+    esac
+done
