@@ -160,7 +160,7 @@ class BoardPage {
     this.doc = next;
     this.rev = m.rev;
     const mine = m.by !== undefined && m.by === this.session;
-    const by = m.by === undefined ? ' via HTTP' : mine ? ' by you' : ` by ${m.by}`;
+    const by = m.by === undefined ? ' via HTTP' : mine ? ' by you' : ' by another viewer';
     this.lastChange = { at: new Date(), what: `${describe(m.ops, next)}${by}` };
     this.render(touched.ids, touched.mode);
   }
