@@ -16,6 +16,7 @@ import tempfile
 import time
 import urllib.error
 import urllib.request
+import warnings
 
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
@@ -24,6 +25,8 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 DAEMON = os.path.join(ROOT, ".build", "debug", "foldsyncd")
 CLIENT = os.path.join(ROOT, ".build", "debug", "foldsync")
 ARTIFACTS = os.path.join(ROOT, ".build", "web-artifacts")
+# A daemon restarted by a test outlives the test process on purpose (run.sh stops it).
+warnings.filterwarnings("ignore", category=ResourceWarning, message="subprocess .* is still running")
 CHROMIUM = os.environ.get("FOLDSYNC_CHROMIUM", "/usr/bin/chromium")
 CHROMEDRIVER = os.environ.get("FOLDSYNC_CHROMEDRIVER", "/usr/bin/chromedriver")
 

@@ -56,7 +56,7 @@ echo "web tests: foldsyncd on 127.0.0.1:$PORT"
 
 mkdir -p .build/web-artifacts
 status=0
-(cd Tests/web && "$VENV/bin/python" -m unittest -v "$@" test_dashboard) || status=$?
+(cd Tests/web && "$VENV/bin/python" -m unittest -v "${@:-test_dashboard}") || status=$?
 if [ $status -ne 0 ]; then
   echo "web tests: FAILED; daemon log follows" >&2
   tail -n 40 "$FOLDSYNC_WEB_LOG" >&2

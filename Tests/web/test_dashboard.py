@@ -8,6 +8,7 @@ import subprocess
 import threading
 import time
 import unittest
+import urllib.request
 
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
@@ -248,6 +249,8 @@ class Dashboard(unittest.TestCase):
                 except subprocess.TimeoutExpired:
                     proc.kill()
                     proc.wait()
+            proc.stdout.close()
+            proc.stderr.close()
 
     # ---- 5. Reconnect after the daemon restarts, offline banner in between ----
     def test_reconnects_after_daemon_restart(self):
@@ -274,6 +277,11 @@ class Dashboard(unittest.TestCase):
         self.assertTrue(expanded(d, "a"))
         self.assertTrue(d.find_element(By.ID, "h-a").is_enabled())
         self.assertEqual(d.execute_script("return window.foldsync.page.rev"), DAEMON.board(name)["rev"])
+        # It resumed with `since` (the restarted daemon counts resumes), not a fresh snapshot.
+        with urllib.request.urlopen(DAEMON.base + "/metrics", timeout=5) as r:
+            metrics = r.read().decode()
+        resumes = [float(l.split()[-1]) for l in metrics.splitlines() if l.startswith("foldsync_resumes_total")]
+        self.assertTrue(resumes and resumes[0] >= 1, "the page did not resume with since")
         d.find_element(By.ID, "h-b").click()
         wait(d, lambda d: expanded(d, "b"), 2, "toggling after reconnect")
 
@@ -436,6 +444,7 @@ class Dashboard(unittest.TestCase):
         self.assertNotEqual(bg(d), light)
         DAEMON.action(name, {"type": "expand", "section": "b"})
         wait(d, lambda d: expanded(d, "b"), 2)
+        time.sleep(0.4)   # the expand animation
         d.save_screenshot(os.path.join(harness.ARTIFACTS, "dark.png"))
         harness.emulate_media(d)
         harness.set_viewport(d, 375, 740, mobile=True)
@@ -477,7 +486,6 @@ class Dashboard(unittest.TestCase):
 
 
 def _get(path):
-    import urllib.request
     with urllib.request.urlopen(DAEMON.base + path, timeout=5) as r:
         return r.status, r.read(), {k.lower(): v for k, v in r.headers.items()}
 
