@@ -23,7 +23,7 @@ from selenium.webdriver.chrome.service import Service
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 DAEMON = os.path.join(ROOT, ".build", "debug", "foldsyncd")
-CLIENT = os.path.join(ROOT, ".build", "debug", "foldsync")
+CLIENT = os.environ.get("FOLDSYNC_CLIENT", os.path.join(ROOT, ".build", "debug", "foldsync"))
 ARTIFACTS = os.path.join(ROOT, ".build", "web-artifacts")
 # A daemon restarted by a test outlives the test process on purpose (run.sh stops it).
 warnings.filterwarnings("ignore", category=ResourceWarning, message="subprocess .* is still running")

@@ -202,7 +202,8 @@ class Dashboard(unittest.TestCase):
         proc = subprocess.Popen([harness.CLIENT, "watch", "--url", f"ws://127.0.0.1:{DAEMON.port}/ws", "--board", name],
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, encoding="utf-8")
         lines = queue.Queue()
-        threading.Thread(target=lambda: [lines.put(l) for l in proc.stdout], daemon=True).start()
+        reader = threading.Thread(target=lambda: [lines.put(l) for l in proc.stdout], daemon=True)
+        reader.start()
         seen = []
 
         def next_message(timeout):
@@ -249,6 +250,7 @@ class Dashboard(unittest.TestCase):
                 except subprocess.TimeoutExpired:
                     proc.kill()
                     proc.wait()
+            reader.join(timeout=5)   # EOF once the client has exited
             proc.stdout.close()
             proc.stderr.close()
 
