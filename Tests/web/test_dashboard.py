@@ -123,6 +123,27 @@ class Dashboard(unittest.TestCase):
         """, records)
         self.assertEqual(failures, [])
 
+    def test_backoff_is_capped_with_jitter_and_url_follows_page(self):
+        d = self.a
+        d.get(f"{DAEMON.base}/")
+        r = d.execute_async_script("""
+            const done = arguments[0];
+            import('/socket.js').then((m) => done({
+              delays: [0, 1, 2, 3, 5, 8, 20, 60].map((n) => [m.backoffDelay(n, () => 0), m.backoffDelay(n, () => 0.999)]),
+              cap: m.BACKOFF_CAP_MS,
+              random: Array.from({ length: 50 }, () => m.backoffDelay(3)),
+              ws: m.socketURL({ protocol: 'http:', host: 'h:1' }), wss: m.socketURL({ protocol: 'https:', host: 'h' }),
+              here: m.socketURL(),
+            }), (e) => done({ error: String(e) }));
+        """)
+        self.assertNotIn("error", r)
+        lows = [lo for lo, _ in r["delays"]]
+        self.assertEqual(lows, sorted(lows), "backoff does not grow")
+        self.assertTrue(all(hi <= r["cap"] for _, hi in r["delays"]), "backoff not capped")
+        self.assertEqual(r["delays"][-1][0], r["cap"] // 2)
+        self.assertGreater(len(set(r["random"])), 5, "no jitter")
+        self.assertEqual((r["ws"], r["wss"], r["here"]), ("ws://h:1/ws", "wss://h/ws", f"ws://127.0.0.1:{DAEMON.port}/ws"))
+
     # ---- 2. Two browsers: a click in one shows in the other, accordion on both ----
     def test_click_in_one_browser_expands_in_the_other(self):
         name = new_board(three("single"))
