@@ -9,7 +9,7 @@ RELEASE = .build/release
 LISTEN ?= 127.0.0.1:7681
 DB ?= ./foldsync.db
 
-.PHONY: deps build release run test unit-test bench-smoke clean
+.PHONY: deps build release run test unit-test web-test bench-smoke clean
 
 # Installs the C libraries (Debian packages) when any is missing.
 deps:
@@ -28,10 +28,20 @@ build: deps
 run: release
 	$(RELEASE)/foldsyncd --listen $(LISTEN) --db $(DB)
 
-# Unit tests of the core and live tests against the real daemon.
+# Unit tests of the core and live tests against the real daemon, then the
+# dashboard in a real browser.
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+	$(MAKE) web-test
+
+# The dashboard in headless Chromium (Selenium) against the real daemon; the
+# terminal client is built too, for the test that runs `foldsync watch`.
+# Needs: apt chromium chromium-driver fonts-wqy-microhei python3-venv (see .ci/run).
+web-test: deps
+	$(SWIFT) build --product foldsyncd
+	$(SWIFT) build --product foldsync
+	Tests/web/run.sh
 
 clean:
 	rm -rf .build

@@ -1,0 +1,192 @@
+"""Shared pieces of the dashboard tests: the daemon under test, browsers, HTTP.
+
+Tests/web/run.sh starts the daemon and passes it in through the environment:
+FOLDSYNC_WEB_PORT, FOLDSYNC_WEB_PIDFILE (the daemon's pid; rewritten when a
+test restarts the daemon, so run.sh always stops the current one),
+FOLDSYNC_WEB_DB, FOLDSYNC_WEB_LOG. Without them (running one file by hand)
+the harness starts its own daemon and stops it at exit.
+"""
+import atexit
+import json
+import os
+import re
+import signal
+import subprocess
+import tempfile
+import time
+import urllib.error
+import urllib.request
+import warnings
+
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+DAEMON = os.path.join(ROOT, ".build", "debug", "foldsyncd")
+CLIENT = os.environ.get("FOLDSYNC_CLIENT", os.path.join(ROOT, ".build", "debug", "foldsync"))
+ARTIFACTS = os.path.join(ROOT, ".build", "web-artifacts")
+# A daemon restarted by a test outlives the test process on purpose (run.sh stops it).
+warnings.filterwarnings("ignore", category=ResourceWarning, message="subprocess .* is still running")
+CHROMIUM = os.environ.get("FOLDSYNC_CHROMIUM", "/usr/bin/chromium")
+CHROMEDRIVER = os.environ.get("FOLDSYNC_CHROMEDRIVER", "/usr/bin/chromedriver")
+
+
+def conformance_dir():
+    """The JSON Patch suite: $FOLDSYNC_CONFORMANCE_DIR (the suite or its
+    parent) when set, else shared/conformance/json-patch-tests found walking
+    up from the repository. Never copied into the project."""
+    env = os.environ.get("FOLDSYNC_CONFORMANCE_DIR")
+    if env:
+        for d in (env, os.path.join(env, "json-patch-tests")):
+            if os.path.isfile(os.path.join(d, "tests.json")):
+                return d
+        raise AssertionError(f"FOLDSYNC_CONFORMANCE_DIR={env} holds no tests.json")
+    d = ROOT
+    while True:
+        cand = os.path.join(d, "shared", "conformance", "json-patch-tests")
+        if os.path.isfile(os.path.join(cand, "tests.json")):
+            return cand
+        if os.path.dirname(d) == d:
+            raise AssertionError("JSON Patch conformance suite not found; set FOLDSYNC_CONFORMANCE_DIR")
+        d = os.path.dirname(d)
+
+
+class Daemon:
+    """The foldsyncd under test, which a test may stop and start again on the same port."""
+
+    def __init__(self):
+        self.proc = None
+        if os.environ.get("FOLDSYNC_WEB_PORT"):
+            self.port = int(os.environ["FOLDSYNC_WEB_PORT"])
+            self.pidfile = os.environ["FOLDSYNC_WEB_PIDFILE"]
+            self.db = os.environ["FOLDSYNC_WEB_DB"]
+            self.log = os.environ["FOLDSYNC_WEB_LOG"]
+        else:
+            if not os.access(DAEMON, os.X_OK):
+                raise AssertionError(f"{DAEMON} is missing: run `swift build --product foldsyncd` first")
+            tmp = tempfile.mkdtemp(prefix="foldsync-web-")
+            self.db = os.path.join(tmp, "web.db")
+            self.log = os.path.join(tmp, "daemon.log")
+            self.pidfile = os.path.join(tmp, "daemon.pid")
+            self.port = 0
+            self.start()
+            atexit.register(self.stop)
+
+    @property
+    def pid(self):
+        with open(self.pidfile) as f:
+            return int(f.read().strip())
+
+    def start(self):
+        """Starts the daemon (on self.port; 0 picks one) and waits until it answers."""
+        mark = os.path.getsize(self.log) if os.path.exists(self.log) else 0
+        logf = open(self.log, "ab")
+        self.proc = subprocess.Popen(
+            [DAEMON, "--listen", f"127.0.0.1:{self.port}", "--db", self.db,
+             "--web-root", os.path.join(ROOT, "clients", "web")],
+            cwd=ROOT, stdout=logf, stderr=subprocess.STDOUT, start_new_session=True)
+        logf.close()
+        with open(self.pidfile, "w") as f:
+            f.write(str(self.proc.pid))
+        deadline = time.time() + 15
+        while time.time() < deadline:
+            if self.proc.poll() is not None:
+                raise AssertionError(f"foldsyncd exited with {self.proc.returncode}:\n{self.log_text()}")
+            if self.port == 0:
+                m = re.search(r"listening on 127\.0\.0\.1:(\d+)", self.log_text(mark))
+                if m:
+                    self.port = int(m.group(1))
+            if self.port and self.healthy():
+                return
+            time.sleep(0.05)
+        raise AssertionError(f"foldsyncd did not come up:\n{self.log_text()}")
+
+    def log_text(self, offset=0):
+        with open(self.log, "rb") as f:
+            f.seek(offset)
+            return f.read().decode("utf-8", "replace")
+
+    def healthy(self):
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/healthz", timeout=1) as r:
+                return r.status == 200
+        except (OSError, urllib.error.URLError):
+            return False
+
+    def stop(self):
+        """SIGTERM and wait for exit (the daemon closes clients with 1001 and exits 0)."""
+        try:
+            pid = self.pid
+        except (OSError, ValueError):
+            return
+        try:
+            os.kill(pid, signal.SIGTERM)
+        except ProcessLookupError:
+            return
+        if self.proc is not None and self.proc.pid == pid:
+            self.proc.wait(timeout=15)
+        else:
+            deadline = time.time() + 15
+            while time.time() < deadline:
+                try:
+                    os.kill(pid, 0)
+                except ProcessLookupError:
+                    return
+                time.sleep(0.05)
+            raise AssertionError(f"foldsyncd {pid} did not stop")
+
+    @property
+    def base(self):
+        return f"http://127.0.0.1:{self.port}"
+
+    # ---- HTTP API ----
+    def request(self, method, path, body=None):
+        data = None if body is None else json.dumps(body).encode()
+        req = urllib.request.Request(self.base + path, data=data, method=method,
+                                     headers={"content-type": "application/json"})
+        try:
+            with urllib.request.urlopen(req, timeout=10) as r:
+                raw = r.read()
+                return r.status, (json.loads(raw) if raw else None), dict(r.headers)
+        except urllib.error.HTTPError as e:
+            raw = e.read()
+            return e.code, (json.loads(raw) if raw else None), dict(e.headers)
+
+    def put_board(self, name, state):
+        status, body, _ = self.request("PUT", f"/api/boards/{name}", state)
+        assert status == 200, (status, body)
+        return body
+
+    def board(self, name):
+        status, body, _ = self.request("GET", f"/api/boards/{name}")
+        assert status == 200, (status, body)
+        return body
+
+    def action(self, name, action):
+        status, body, _ = self.request("POST", f"/api/boards/{name}/actions", action)
+        assert status == 200, (status, body)
+        return body
+
+
+def browser(width=1024, height=700):
+    """Headless Chromium from Debian. If it cannot start, this raises: the tests fail, never skip."""
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = CHROMIUM
+    for a in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
+              f"--window-size={width},{height}", "--lang=en-US"):
+        opts.add_argument(a)
+    opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    d = webdriver.Chrome(service=Service(CHROMEDRIVER), options=opts)
+    set_viewport(d, width, height)
+    return d
+
+
+def set_viewport(d, width, height, mobile=False):
+    d.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                      {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": mobile})
+
+
+def emulate_media(d, **features):
+    """e.g. emulate_media(d, prefers_color_scheme="dark"); no arguments resets."""
+    d.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [
+        {"name": k.replace("_", "-"), "value": v} for k, v in features.items()]})

@@ -1,0 +1,129 @@
+// DOM for the sections of a board. Nodes are keyed by section id and updated
+// in place, so a patch touching one section leaves every other node (and the
+// keyboard focus) alone. Text is always set with textContent: any language,
+// no markup injection.
+
+export const renders = new Map(); // section id -> how many times its node was (re)rendered
+
+function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k === 'text') node.textContent = v;
+    else if (k === 'class') node.className = v;
+    else node.setAttribute(k, v);
+  }
+  for (const c of children) node.append(c);
+  return node;
+}
+
+export function itemText(item) {
+  if (typeof item === 'string') return item;
+  if (item !== null && typeof item === 'object' && !Array.isArray(item) && typeof item.label === 'string') return item.label;
+  return JSON.stringify(item);
+}
+
+// Items as editable text: one per line; objects as one line of JSON.
+export function itemsToText(items) {
+  return items.map((i) => (typeof i === 'string' ? i : JSON.stringify(i))).join('\n');
+}
+
+export function textToItems(text) {
+  return text.split('\n').filter((l) => l.trim() !== '').map((line) => {
+    if (line.trim().startsWith('{')) {
+      try {
+        const v = JSON.parse(line);
+        if (v && typeof v === 'object' && !Array.isArray(v)) return v;
+      } catch { /* a plain string that happens to start with { */ }
+    }
+    return line;
+  });
+}
+
+const headerId = (id) => `h-${id}`;
+const regionId = (id) => `r-${id}`;
+
+export function createSectionNode(id) {
+  const title = el('span', { class: 'sec-title' });
+  const count = el('span', { class: 'sec-count' });
+  const button = el('button', {
+    type: 'button', class: 'sec-btn', id: headerId(id), 'aria-expanded': 'false', 'aria-controls': regionId(id),
+  }, el('span', { class: 'chev', 'aria-hidden': 'true' }), title, count);
+  const tools = el('div', { class: 'sec-tools', 'data-perm': 'edit' },
+    el('button', { type: 'button', class: 'tool', 'data-act': 'up', text: '↑' }),
+    el('button', { type: 'button', class: 'tool', 'data-act': 'down', text: '↓' }),
+    el('button', { type: 'button', class: 'tool', 'data-act': 'edit', text: 'Edit' }),
+    el('button', { type: 'button', class: 'tool danger', 'data-act': 'remove', text: 'Remove' }));
+  const form = el('form', { class: 'sec-edit', 'data-perm': 'edit', hidden: '' },
+    el('label', {}, el('span', { text: 'Title' }), el('input', { name: 'title', autocomplete: 'off' })),
+    el('label', {}, el('span', { text: 'Items, one per line ({"label": …} lines are objects)' }),
+      el('textarea', { name: 'items', rows: '4' })),
+    el('div', { class: 'row' },
+      el('button', { type: 'submit', class: 'primary', text: 'Save' }),
+      el('button', { type: 'button', 'data-act': 'cancel', text: 'Cancel' })));
+  const region = el('div', { class: 'sec-region', id: regionId(id), role: 'region', 'aria-labelledby': headerId(id) },
+    el('div', { class: 'sec-inner' }, el('ul', { class: 'items' })));
+  const node = el('div', { class: 'section', 'data-id': id },
+    el('div', { class: 'sec-head' }, el('h2', { class: 'sec-h' }, button), tools), form, region);
+  return node;
+}
+
+// Brings one node up to date with its section; only what differs is touched.
+export function updateSectionNode(node, section) {
+  renders.set(section.id, (renders.get(section.id) || 0) + 1);
+  const button = node.querySelector('.sec-btn');
+  const title = node.querySelector('.sec-title');
+  if (title.textContent !== section.title) title.textContent = section.title;
+  node.classList.toggle('untitled', section.title === '');
+  const count = String(section.items.length);
+  const countNode = node.querySelector('.sec-count');
+  if (countNode.textContent !== count) countNode.textContent = count;
+  countNode.setAttribute('aria-label', `${count} item${count === '1' ? '' : 's'}`);
+  const expanded = section.expanded ? 'true' : 'false';
+  if (button.getAttribute('aria-expanded') !== expanded) button.setAttribute('aria-expanded', expanded);
+  const region = node.querySelector('.sec-region');
+  region.classList.toggle('open', section.expanded);
+  region.toggleAttribute('inert', !section.expanded);
+  const key = JSON.stringify(section.items);
+  if (node.dataset.items !== key) {
+    node.dataset.items = key;
+    const list = node.querySelector('.items');
+    const lis = section.items.map((item) => el('li', { text: itemText(item) }));
+    if (lis.length === 0) lis.push(el('li', { class: 'empty', text: 'No items' }));
+    list.replaceChildren(...lis);
+  }
+  node.querySelector('[data-act="up"]').setAttribute('aria-label', `Move “${section.title}” up`);
+  node.querySelector('[data-act="down"]').setAttribute('aria-label', `Move “${section.title}” down`);
+  node.querySelector('[data-act="edit"]').setAttribute('aria-label', `Edit “${section.title}”`);
+  node.querySelector('[data-act="remove"]').setAttribute('aria-label', `Remove “${section.title}”`);
+}
+
+// Makes `container` show `sections`. `touched` is a Set of section ids to
+// refresh, or null when the list itself changed (then every section whose
+// content differs from what is shown is refreshed, and the order fixed).
+export function reconcile(container, sections, touched, onNew) {
+  const active = document.activeElement;
+  const byId = new Map();
+  for (const node of container.children) byId.set(node.dataset.id, node);
+  if (touched !== null && [...touched].every((id) => byId.has(id))) {
+    for (const s of sections) {
+      const node = byId.get(s.id);
+      if (touched.has(s.id) && node) { updateSectionNode(node, s); node.dataset.json = JSON.stringify(s); }
+    }
+    return;
+  }
+  const keep = new Set();
+  sections.forEach((s, i) => {
+    keep.add(s.id);
+    let node = byId.get(s.id);
+    const json = JSON.stringify(s);
+    if (!node) {
+      node = createSectionNode(s.id);
+      onNew(node);
+    }
+    if (node.dataset.json !== json) { updateSectionNode(node, s); node.dataset.json = json; }
+    const at = container.children[i];
+    if (at !== node) container.insertBefore(node, at || null);
+  });
+  for (const [id, node] of byId) if (!keep.has(id)) { node.remove(); renders.delete(id); }
+  if (active && active !== document.activeElement && container.contains(active)) active.focus({ preventScroll: true });
+}
