@@ -84,7 +84,9 @@ import Testing
         #expect(try d.http("POST", "/api/boards/default/actions", body: #"{"type":"toggle","section":"s0"}"#,
                            headers: Tokens.bearer(Tokens.reader)).status == 403)
 
-        // fold: toggle; no setTitle.
+        // fold: toggle, expand, collapse, expandAll, collapseAll (multi mode, set by admin); no setTitle.
+        #expect(try d.http("POST", "/api/boards/default/actions", body: #"{"type":"setMode","mode":"multi"}"#,
+                           headers: Tokens.bearer(Tokens.admin)).status == 200)
         let f = try d.connect(headers: Tokens.bearer(Tokens.folder))
         #expect(try f.recvJSON().type == "authenticated")
         #expect(try f.answer(Wire.action("toggle", id: "t", #""section":"s0""#), id: "t").type == "ack")
@@ -99,7 +101,7 @@ import Testing
         let e = try d.connect(headers: Tokens.bearer(Tokens.editor))
         #expect(try e.recvJSON().type == "authenticated")
         #expect(try e.answer(Wire.action("setTitle", id: "e", #""section":"s0","title":"yes""#), id: "e").type == "ack")
-        #expect(try e.answer(Wire.action("setMode", id: "m", #""mode":"multi""#), id: "m").type == "ack")
+        #expect(try e.answer(Wire.action("setMode", id: "m", #""mode":"single""#), id: "m").type == "ack")
         #expect(try e.answer(Wire.action("addSection", id: "a", #""section":{"title":"new"}"#), id: "a").type == "ack")
         #expect(try e.answer(replace, id: "r").code == "forbidden")
         #expect(try d.http("POST", "/api/boards/default/actions", body: #"{"type":"setTitle","section":"s1","title":"http"}"#,
