@@ -102,4 +102,29 @@ import Testing
         #expect(try old.waitFor(type: "patch").rev == 1)
         #expect(try old.answer(Wire.action("toggle", id: "o", #""section":"s1""#), id: "o").type == "ack")
     }
+
+    @Test func aTokenRemovedByReloadLosesItsRightsOnOpenConnections() throws {
+        let admin = "token = \(Tokens.spec("admin", "read,fold,edit,admin", Tokens.admin))\n"
+        let folder = "token = \(Tokens.spec("folder", "read,fold", Tokens.folder))\n"
+        let d = try DaemonProcess(config: admin + folder + "log-level = info\n")
+        defer { d.shutdown() }
+        let c = try d.connect(headers: Tokens.bearer(Tokens.folder))
+        #expect(try c.recvJSON()["name"]?.stringValue == "folder")
+        #expect(try c.answer(Wire.action("toggle", id: "t1", #""section":"s0""#), id: "t1").type == "ack")
+        #expect(!d.stderr.contains("connection "), "no per-connection debug lines at info")
+
+        // Drop the folder token and turn on debug logging.
+        try d.writeConfig(admin + "log-level = debug\n")
+        let mark = d.logMark
+        d.signal(SIGHUP)
+        #expect(d.waitForLog("configuration reloaded", after: mark), "\(d.log(after: mark))")
+        #expect(d.log(after: mark).contains("log-level info -> debug"), "\(d.log(after: mark))")
+        let refused = try c.answer(Wire.action("toggle", id: "t2", #""section":"s0""#), id: "t2")
+        #expect(refused.code == "forbidden", "\(refused)")
+        #expect(c.closeCode == nil && !c.eof)
+        #expect(try d.http("GET", "/api/boards", headers: Tokens.bearer(Tokens.folder)).status == 401)
+        // Debug lines now appear (one per connection).
+        _ = try d.connect(headers: Tokens.bearer(Tokens.admin))
+        #expect(d.waitForLog("connection ", after: mark), "\(d.log(after: mark))")
+    }
 }

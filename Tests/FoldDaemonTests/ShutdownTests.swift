@@ -76,7 +76,7 @@ import Testing
         let items = (0..<20).map { "\"\($0)\(String(repeating: "y", count: 3000))\"" }.joined(separator: ",")
         for start in stride(from: 0, to: 100, by: 10) {
             for n in start..<(start + 10) {
-                try writer.send(Wire.action("setItems", id: "f\(n)", #""section":"s\#(n % 3)","items":[\#(items)]"#))
+                try writer.send(Wire.action("setItems", id: "f\(n)", #""section":"s\#(n % 3)","items":["\#(n)",\#(items)]"#))
             }
             for _ in 0..<10 { try #require(try writer.recvSkippingPresence(timeout: 15).type == "ack") }
         }
@@ -84,9 +84,17 @@ import Testing
         #expect(metric("foldsync_connections", in: m) == 2, "the laggard is still connected")
 
         let started = Date()
+        let mark = d.logMark
         d.terminate()
         #expect(try writer.waitForClose(timeout: 10) == 1001)
         let status = d.waitForExit(timeout: 2 + 10)
         #expect(status == 0, "exit status \(status.map(String.init) ?? "none: still running after \(Date().timeIntervalSince(started)) s")")
+        #expect(d.log(after: mark).contains("shutting down: 2 connections"), "\(d.log(after: mark))")
+        // The premise: the laggard really was stuck. Reading now, it finds the
+        // backlog the kernel held, then the end, and never the close frame the
+        // daemon could not write to it.
+        _ = try? slow.waitForClose(timeout: 30)
+        #expect(slow.eof, "the laggard's connection ended")
+        #expect(slow.closeCode != 1001, "the laggard received its 1001: it was not holding the shutdown")
     }
 }
