@@ -14,6 +14,12 @@ struct HarnessError: Error, CustomStringConvertible {
 final class DaemonProcess: @unchecked Sendable {
     let directory: URL
     let flags: [String]
+    /// Extra environment variables for the child (on top of the test runner's).
+    let environment: [String: String]
+    /// `--listen` value put first, or nil to leave it to the flags, environment or config file.
+    let listen: String?
+    /// The configuration file written before the first start (`--config` points at it), if any.
+    let configPath: String?
     private(set) var port = 0
     private(set) var process: Process?
     private let log = LogBuffer()
@@ -23,12 +29,25 @@ final class DaemonProcess: @unchecked Sendable {
     /// Everything the daemon wrote to stderr, over all its runs.
     var stderr: String { log.text.withLock { $0 } }
 
-    /// Starts a daemon with `flags` added after `--listen` and `--db`.
-    init(_ flags: [String] = []) throws {
+    /// Starts a daemon with `flags` added after `--listen` and `--db`;
+    /// `environment` is added to the child's; `config` (file text) is written
+    /// to `configPath` and passed with `--config`; `listen` nil omits `--listen`.
+    init(_ flags: [String] = [], environment: [String: String] = [:], config: String? = nil,
+         listen: String? = "127.0.0.1:0") throws {
         directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("foldsyncd-test-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        self.flags = flags
+        self.environment = environment
+        self.listen = listen
+        if let config {
+            let path = directory.appendingPathComponent("foldsyncd.conf").path
+            try config.write(toFile: path, atomically: true, encoding: .utf8)
+            configPath = path
+            self.flags = ["--config", path] + flags
+        } else {
+            configPath = nil
+            self.flags = flags
+        }
         do {
             try launch()
         } catch {
@@ -56,7 +75,10 @@ final class DaemonProcess: @unchecked Sendable {
     private func launch() throws {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: Self.binary)
-        p.arguments = ["--listen", "127.0.0.1:0", "--db", dbPath] + flags
+        p.arguments = (listen.map { ["--listen", $0] } ?? []) + ["--db", dbPath] + flags
+        if !environment.isEmpty {
+            p.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         let pipe = Pipe()
         p.standardError = pipe
         p.standardOutput = FileHandle.nullDevice
@@ -82,12 +104,16 @@ final class DaemonProcess: @unchecked Sendable {
         let deadline = Date().addingTimeInterval(10)
         while Date() < deadline {
             let text = log.text.withLock { String(decoding: $0.utf8.dropFirst(mark), as: UTF8.self) }
-            if let range = text.range(of: "listening on 127.0.0.1:") {
-                let rest = text[range.upperBound...]
-                let digits = rest.prefix { $0.isNumber }
-                if let port = Int(digits), port > 0, rest.count > digits.count {
-                    self.port = port
-                    return
+            if let range = text.range(of: "listening on ") {
+                // `listening on HOST:PORT (...)`, HOST an IPv4 address or [IPv6].
+                let address = text[range.upperBound...].prefix { $0 != " " && $0 != "\n" }
+                if let colon = address.lastIndex(of: ":") {
+                    let rest = address[address.index(after: colon)...]
+                    let digits = rest.prefix { $0.isNumber }
+                    if let port = Int(digits), port > 0, address.endIndex < text.endIndex {
+                        self.port = port
+                        return
+                    }
                 }
             }
             if !p.isRunning { break }
@@ -106,6 +132,45 @@ final class DaemonProcess: @unchecked Sendable {
         guard !p.isRunning else { return nil }
         process = nil
         return p.terminationStatus
+    }
+
+    /// Sends `sig` (SIGHUP, SIGINT, ...) without waiting.
+    func signal(_ sig: Int32) {
+        if let p = process, p.isRunning { kill(p.processIdentifier, sig) }
+    }
+
+    /// Waits up to `timeout` seconds for the process to end; its exit status, or nil if it still runs.
+    func waitForExit(timeout: Double = 10) -> Int32? {
+        guard let p = process else { return nil }
+        let deadline = Date().addingTimeInterval(timeout)
+        while p.isRunning && Date() < deadline { usleep(10_000) }
+        guard !p.isRunning else { return nil }
+        process = nil
+        return p.terminationStatus
+    }
+
+    /// Byte length of stderr so far: a mark for `waitForLog(_:after:)`.
+    var logMark: Int { log.text.withLock { $0.utf8.count } }
+
+    /// Stderr written after `mark`.
+    func log(after mark: Int) -> String {
+        log.text.withLock { String(decoding: $0.utf8.dropFirst(mark), as: UTF8.self) }
+    }
+
+    /// Waits up to `timeout` seconds for `text` to appear in stderr after `mark`.
+    func waitForLog(_ text: String, after mark: Int = 0, timeout: Double = 10) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while true {
+            if log(after: mark).contains(text) { return true }
+            if Date() >= deadline { return false }
+            usleep(20_000)
+        }
+    }
+
+    /// Rewrites the configuration file (for a SIGHUP reload).
+    func writeConfig(_ text: String) throws {
+        guard let configPath else { throw HarnessError("this daemon was started without a configuration file") }
+        try text.write(toFile: configPath, atomically: true, encoding: .utf8)
     }
 
     /// Sends SIGTERM without waiting.
@@ -149,8 +214,10 @@ final class DaemonProcess: @unchecked Sendable {
     }
 
     /// A new WebSocket client of this daemon, past its `hello` unless `keepHello`.
-    func connect(protocols: [String] = [], receiveBuffer: Int? = nil, keepHello: Bool = false) throws -> TestSocket {
-        let s = try TestSocket(port: port, protocols: protocols, receiveBuffer: receiveBuffer)
+    func connect(protocols: [String] = [], receiveBuffer: Int? = nil, keepHello: Bool = false,
+                 path: String = "/ws", host: String? = nil, headers: [(String, String)] = []) throws -> TestSocket {
+        let s = try TestSocket(port: port, protocols: protocols, receiveBuffer: receiveBuffer,
+                               path: path, host: host, headers: headers)
         if !keepHello {
             let hello = try s.recvJSON()
             guard hello["type"]?.stringValue == "hello" else { throw HarnessError("first message was not hello: \(hello)") }
@@ -159,9 +226,67 @@ final class DaemonProcess: @unchecked Sendable {
     }
 
     /// An HTTP request to this daemon.
-    func http(_ method: String, _ path: String, body: String? = nil) throws -> HTTPReply {
-        try HTTPClient.request(port: port, method: method, path: path, body: body)
+    func http(_ method: String, _ path: String, body: String? = nil, headers: [(String, String)] = []) throws -> HTTPReply {
+        try HTTPClient.request(port: port, method: method, path: path, body: body, headers: headers)
     }
+
+    /// Runs the binary once to completion (`--check-config`, `hash-token`, a
+    /// start that must fail): exit status, stdout and stderr. Killed after `timeout`.
+    static func runOnce(_ arguments: [String], environment: [String: String] = [:], stdin: String? = nil,
+                        timeout: Double = 10) throws -> (status: Int32, stdout: String, stderr: String) {
+        try runTool(binary, arguments, environment: environment, stdin: stdin, timeout: timeout)
+    }
+}
+
+/// Runs any program to completion with bounded time; a missing program throws.
+func runTool(_ executable: String, _ arguments: [String], environment: [String: String] = [:], stdin: String? = nil,
+             timeout: Double = 30) throws -> (status: Int32, stdout: String, stderr: String) {
+    let p = Process()
+    if executable.hasPrefix("/") {
+        p.executableURL = URL(fileURLWithPath: executable)
+        p.arguments = arguments
+    } else {
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        p.arguments = [executable] + arguments
+    }
+    p.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+    let out = Pipe(), err = Pipe(), input = Pipe()
+    p.standardOutput = out
+    p.standardError = err
+    p.standardInput = input
+    let outBuf = LogBuffer(), errBuf = LogBuffer()
+    var readers: [Thread] = []
+    for (pipe, buf) in [(out, outBuf), (err, errBuf)] {
+        let t = Thread {
+            let handle = pipe.fileHandleForReading
+            var buffer = [UInt8](repeating: 0, count: 65536)
+            while true {
+                let n = read(handle.fileDescriptor, &buffer, buffer.count)
+                if n < 0 && errno == EINTR { continue }
+                if n <= 0 { break }
+                let text = String(decoding: buffer[0..<n], as: UTF8.self)
+                buf.text.withLock { $0 += text }
+            }
+            withExtendedLifetime(handle) {}
+        }
+        readers.append(t)
+    }
+    try p.run()
+    readers.forEach { $0.start() }
+    if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
+    try? input.fileHandleForWriting.close()
+    let deadline = Date().addingTimeInterval(timeout)
+    while p.isRunning && Date() < deadline { usleep(10_000) }
+    if p.isRunning {
+        kill(p.processIdentifier, SIGKILL)
+        p.waitUntilExit()
+        throw HarnessError("\(executable) \(arguments.joined(separator: " ")) did not finish within \(timeout) s")
+    }
+    p.waitUntilExit()
+    // The readers end at EOF, which comes once the child (and its children) closed the pipes.
+    let readDeadline = Date().addingTimeInterval(5)
+    while readers.contains(where: { !$0.isFinished }) && Date() < readDeadline { usleep(5_000) }
+    return (p.terminationStatus, outBuf.text.withLock { $0 }, errBuf.text.withLock { $0 })
 }
 
 /// The daemon's stderr, appended by the reader thread. Any thread.

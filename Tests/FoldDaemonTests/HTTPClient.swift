@@ -16,7 +16,8 @@ struct HTTPReply {
 /// A minimal HTTP/1.1 client over a raw socket: one request per connection
 /// (`Connection: close`), body read by Content-Length or to EOF, bounded waits.
 enum HTTPClient {
-    static func request(port: Int, method: String, path: String, body: String? = nil, timeout: Double = 10) throws -> HTTPReply {
+    static func request(port: Int, method: String, path: String, body: String? = nil,
+                        headers extra: [(String, String)] = [], timeout: Double = 10) throws -> HTTPReply {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw HarnessError("socket: errno \(errno)") }
         defer { close(fd) }
@@ -32,6 +33,7 @@ enum HTTPClient {
         let payload = Array((body ?? "").utf8)
         var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
         if body != nil { head += "Content-Type: application/json\r\nContent-Length: \(payload.count)\r\n" }
+        for (name, value) in extra { head += "\(name): \(value)\r\n" }
         let request = Array((head + "\r\n").utf8) + payload
         var off = 0
         while off < request.count {

@@ -27,7 +27,9 @@ final class TestSocket {
 
     /// Connects to 127.0.0.1:`port` and upgrades at `/ws`. `receiveBuffer`
     /// (SO_RCVBUF) is set before connecting, so the TCP window starts small.
-    init(port: Int, protocols: [String] = [], receiveBuffer: Int? = nil) throws {
+    /// `path`, `host` (default `127.0.0.1`) and `headers` shape the upgrade request.
+    init(port: Int, protocols: [String] = [], receiveBuffer: Int? = nil,
+         path: String = "/ws", host: String? = nil, headers: [(String, String)] = []) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw HarnessError("socket: errno \(errno)") }
         if var size = receiveBuffer.map(Int32.init) {
@@ -51,7 +53,7 @@ final class TestSocket {
             throw HarnessError("connect to port \(port): errno \(errno)")
         }
         do {
-            try handshake(protocols: protocols)
+            try handshake(protocols: protocols, path: path, host: host ?? "127.0.0.1", headers: headers)
         } catch {
             Glibc.close(fd)
             throw error
@@ -60,11 +62,22 @@ final class TestSocket {
 
     deinit { Glibc.close(fd) }
 
-    private func handshake(protocols: [String]) throws {
+    /// Connects and upgrades, expecting a refusal: its HTTP status (throws if the upgrade succeeded).
+    static func refusal(port: Int, protocols: [String] = [], host: String? = nil, headers: [(String, String)] = []) throws -> Int {
+        do {
+            _ = try TestSocket(port: port, protocols: protocols, host: host, headers: headers)
+        } catch let r as UpgradeRefused {
+            return r.status
+        }
+        throw HarnessError("the upgrade was accepted")
+    }
+
+    private func handshake(protocols: [String], path: String, host: String, headers: [(String, String)]) throws {
         let key = Data((0..<16).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
-        var request = "GET /ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+        var request = "GET \(path) HTTP/1.1\r\nHost: \(host)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
         request += "Sec-WebSocket-Key: \(key)\r\nSec-WebSocket-Version: 13\r\n"
         if !protocols.isEmpty { request += "Sec-WebSocket-Protocol: \(protocols.joined(separator: ", "))\r\n" }
+        for (name, value) in headers { request += "\(name): \(value)\r\n" }
         request += "\r\n"
         try sendRaw(Array(request.utf8))
         let end: [UInt8] = Array("\r\n\r\n".utf8)
@@ -75,7 +88,8 @@ final class TestSocket {
                 inbound.removeSubrange(..<r.upperBound)
                 let lines = head.components(separatedBy: "\r\n")
                 guard lines.first?.hasPrefix("HTTP/1.1 101") == true else {
-                    throw HarnessError("upgrade refused: \(lines.first ?? "")")
+                    let status = lines.first.flatMap { $0.split(separator: " ").dropFirst().first }.flatMap { Int($0) } ?? 0
+                    throw UpgradeRefused(status: status, statusLine: lines.first ?? "")
                 }
                 for line in lines.dropFirst() {
                     let parts = line.split(separator: ":", maxSplits: 1)
@@ -163,4 +177,11 @@ final class TestSocket {
         inbound += buffer[0..<n]
         return true
     }
+}
+
+/// The daemon answered the upgrade with something other than 101.
+struct UpgradeRefused: Error, CustomStringConvertible {
+    let status: Int
+    let statusLine: String
+    var description: String { "upgrade refused: \(statusLine)" }
 }
