@@ -9,7 +9,7 @@ RELEASE = .build/release
 LISTEN ?= 127.0.0.1:7681
 DB ?= ./foldsync.db
 
-.PHONY: deps build release run test unit-test web-test bench-smoke clean
+.PHONY: deps build release run test unit-test web-test bench-smoke clean install uninstall
 
 # Installs the C libraries (Debian packages) when any is missing.
 deps:
@@ -58,3 +58,12 @@ install: release
 	install -D -m 0644 systemd/foldsyncd.conf.example $(DESTDIR)/etc/foldsync/foldsyncd.conf.example
 	mkdir -p $(DESTDIR)$(PREFIX)/share/foldsync/web
 	cp -r clients/web/. $(DESTDIR)$(PREFIX)/share/foldsync/web/
+	install -D -m 0755 $(RELEASE)/foldsync $(DESTDIR)$(PREFIX)/bin/foldsync
+	install -D -m 0644 README.md $(DESTDIR)$(PREFIX)/share/doc/foldsync/README.md
+
+# Removes exactly what install put there (the store in /var/lib/foldsync stays).
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/foldsyncd $(DESTDIR)$(PREFIX)/bin/foldsync
+	rm -f $(DESTDIR)/etc/systemd/system/foldsyncd.service $(DESTDIR)/etc/foldsync/foldsyncd.conf.example
+	rm -rf $(DESTDIR)$(PREFIX)/share/foldsync $(DESTDIR)$(PREFIX)/share/doc/foldsync
+	-rmdir $(DESTDIR)/etc/foldsync 2>/dev/null

@@ -13,6 +13,16 @@ public enum LogLevel: Int, Sendable, Comparable, CaseIterable {
         }
     }
 
+    /// The syslog priority, for the journal's `<N>` prefix.
+    public var syslogPriority: Int {
+        switch self {
+        case .error: 3
+        case .warning: 4
+        case .info: 6
+        case .debug: 7
+        }
+    }
+
     public var name: String {
         switch self {
         case .error: "error"
@@ -31,28 +41,35 @@ public enum LogLevel: Int, Sendable, Comparable, CaseIterable {
 public struct Logger: Sendable {
     public var level: LogLevel
     public var label: String
-    public let sink: @Sendable (String) -> Void
+    /// Receives each line's level and `[label] message`; decides the rest
+    /// (a timestamp, a syslog prefix).
+    public let leveledSink: @Sendable (LogLevel, String) -> Void
 
+    /// Lines go to `sink` as `level [label] message`.
     public init(level: LogLevel = .info, label: String, sink: @escaping @Sendable (String) -> Void) {
+        self.init(level: level, label: label, leveledSink: { l, text in sink("\(l.name) \(text)") })
+    }
+
+    public init(level: LogLevel = .info, label: String, leveledSink: @escaping @Sendable (LogLevel, String) -> Void) {
         self.level = level
         self.label = label
-        self.sink = sink
+        self.leveledSink = leveledSink
     }
 
     /// A logger that drops everything, for code paths that need one but have nothing to say.
     public static let silent = Logger(level: .error, label: "", sink: { _ in })
 
     public func withLevel(_ level: LogLevel) -> Logger {
-        Logger(level: level, label: label, sink: sink)
+        Logger(level: level, label: label, leveledSink: leveledSink)
     }
 
     public func labelled(_ label: String) -> Logger {
-        Logger(level: level, label: label, sink: sink)
+        Logger(level: level, label: label, leveledSink: leveledSink)
     }
 
     public func log(_ level: LogLevel, _ message: @autoclosure () -> String) {
         guard level <= self.level else { return }
-        sink("\(level.name) [\(label)] \(message())")
+        leveledSink(level, "[\(label)] \(message())")
     }
 
     public func error(_ m: @autoclosure () -> String) { log(.error, m()) }

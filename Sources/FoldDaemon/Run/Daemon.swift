@@ -39,12 +39,8 @@ public enum Daemon {
         }
     }
 
-    static let stderrSink: @Sendable (String) -> Void = { line in
-        FileHandle.standardError.write(Data((line + "\n").utf8))
-    }
-
     static func run(_ config: DaemonConfig, sources: ConfigSources) -> Int32 {
-        let logger = Logger(level: config.logLevel, label: "foldsyncd", sink: stderrSink)
+        let logger = Logger(level: config.logLevel, label: "foldsyncd", leveledSink: LogSink.make(environment: sources.environment))
         let notifier = Notifier(environment: sources.environment)
         let store: SQLiteStore
         let loaded: [LoadedBoard]
