@@ -1,6 +1,5 @@
 import Foundation
 import Dispatch
-import Synchronization
 
 /// Timers for the service thread that do not depend on the event library.
 ///
@@ -52,9 +51,14 @@ final class ServiceTimers {
     }
 }
 
+struct TimerState: Sendable {
+    var deadline: UInt64?
+    var running = true
+}
+
 /// The sleeping half of `ServiceTimers`. Any thread.
 final class TimerClock: Sendable {
-    private let next = Mutex<(deadline: UInt64?, running: Bool)>((nil, true))
+    private let next = Locked<TimerState>(TimerState())
     private let changed = DispatchSemaphore(value: 0)
     private let waker: Waker
 

@@ -1,11 +1,10 @@
 import CLibWebSockets
-import Synchronization
 
 /// The one lws call other threads may make: `lws_cancel_service`, which
 /// makes the service thread run `WebServerDelegate.woken()`.
 /// Guarded by a mutex so nobody wakes a context that is being destroyed.
 public final class Waker: Sendable {
-    private let context = Mutex<ContextRef?>(nil)
+    private let context = Locked<ContextRef?>(nil)
 
     public init() {}
 

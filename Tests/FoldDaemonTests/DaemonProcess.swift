@@ -1,6 +1,5 @@
 import Foundation
 import Glibc
-import Synchronization
 
 /// A failure in the test harness itself (the daemon did not start, a socket
 /// broke), thrown so the test stops with a readable reason.
@@ -291,5 +290,20 @@ func runTool(_ executable: String, _ arguments: [String], environment: [String: 
 
 /// The daemon's stderr, appended by the reader thread. Any thread.
 final class LogBuffer: Sendable {
-    let text = Mutex<String>("")
+    let text = PthreadLocked("")
+}
+
+/// A string behind a pthread mutex (which ThreadSanitizer understands,
+/// unlike `Synchronization.Mutex`'s contended path).
+final class PthreadLocked: @unchecked Sendable {
+    private var value: String
+    private let lock = NSLock()
+
+    init(_ value: String) { self.value = value }
+
+    func withLock<R>(_ body: (inout String) throws -> R) rethrows -> R {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&value)
+    }
 }

@@ -1,6 +1,6 @@
 import FoldCore
+import FoldTransport
 import Foundation
-import Synchronization
 
 /// What the committer reports back to the service thread.
 enum CommitOutcome: Sendable {
@@ -20,7 +20,7 @@ final class Committer: Sendable {
     }
 
     private let store: any BoardStore & Sendable
-    private let jobs = Mutex<[Job]>([])
+    private let jobs = Locked<[Job]>([])
     private let signal = DispatchSemaphore(value: 0)
     private let done = DispatchSemaphore(value: 0)
     private let report: @Sendable (CommitOutcome) -> Void

@@ -1,7 +1,6 @@
 import FoldCore
 import FoldTransport
 import Foundation
-import Synchronization
 
 /// The authoritative state and everything that happens to it: sessions,
 /// subscriptions, actions, the commit pipeline, fan-out.

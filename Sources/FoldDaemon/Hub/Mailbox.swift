@@ -1,10 +1,9 @@
 import FoldTransport
-import Synchronization
 
 /// How other threads (signals, the committer) reach the hub: append under a
 /// lock, then wake lws, whose service thread drains. Any thread.
 final class Mailbox: Sendable {
-    private let events = Mutex<[HubEvent]>([])
+    private let events = Locked<[HubEvent]>([])
     let waker: Waker
 
     init(waker: Waker) { self.waker = waker }

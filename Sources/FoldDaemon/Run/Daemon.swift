@@ -2,7 +2,6 @@ import FoldCore
 import FoldStore
 import FoldTransport
 import Foundation
-import Synchronization
 
 /// The daemon's life: parse, open the store, serve on the lws thread, stop on
 /// SIGTERM/SIGINT. Returns the exit status.
@@ -59,7 +58,7 @@ public enum Daemon {
 
         let started = DispatchSemaphore(value: 0)
         let finished = DispatchSemaphore(value: 0)
-        let outcome = Mutex<Result<(Int, Mailbox), TransportError>?>(nil)
+        let outcome = Locked<Result<(Int, Mailbox), TransportError>?>(nil)
         let thread = Thread {
             let server = WebServer(config: config.transport, logger: logger.labelled("lws"))
             do throws(TransportError) {
