@@ -23,8 +23,10 @@ let package = Package(
         .target(name: "FoldStore", dependencies: ["FoldCore", "CSQLite"]),
         .target(name: "FoldDaemon", dependencies: ["FoldCore", "FoldTransport", "FoldStore"]),
         .executableTarget(name: "foldsyncd", dependencies: ["FoldDaemon"]),
-        .executableTarget(name: "foldsync", dependencies: ["FoldCore", "FoldTransport"]),
+        .target(name: "FoldClient", dependencies: ["FoldCore"]),
+        .executableTarget(name: "foldsync", dependencies: ["FoldCore", "FoldClient", "FoldTransport"]),
         .testTarget(name: "FoldCoreTests", dependencies: ["FoldCore"]),
         .testTarget(name: "FoldDaemonTests", dependencies: ["FoldCore"]),
+        .testTarget(name: "FoldClientTests", dependencies: ["FoldCore", "FoldClient", "FoldTransport"]),
     ]
 )
