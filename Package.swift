@@ -29,5 +29,6 @@ let package = Package(
         .testTarget(name: "FoldCoreTests", dependencies: ["FoldCore"]),
         .testTarget(name: "FoldDaemonTests", dependencies: ["FoldCore"]),
         .testTarget(name: "FoldClientTests", dependencies: ["FoldCore", "FoldClient", "FoldTransport"]),
+        .testTarget(name: "FoldsyncCLITests", dependencies: ["FoldClient"]),
     ]
 )

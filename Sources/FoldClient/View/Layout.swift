@@ -12,7 +12,7 @@ public struct ScreenLine: Sendable, Equatable {
 /// The live view's frame, as lines: title, body (sections or an overlay),
 /// status, help. Exactly `rows` lines, none wider than `columns`.
 public enum Layout {
-    public static let helpLine = "↑↓/jk move · ⏎/space toggle · e/c expand/collapse all · m mode · b boards · ? help · q quit"
+    public static let helpLine = "↑↓ move  ⏎ toggle  e/c all  m mode  b boards  ? help  q quit"
 
     public static let helpText = [
         "Keys",
@@ -56,17 +56,20 @@ public enum Layout {
     }
 
     public static func titleText(_ m: LiveModel, now: Double) -> String {
-        var parts = ["foldsync", m.board]
+        var parts = [m.board]
+        var reason: String? = nil
         switch m.connection {
         case .connecting: parts.append("connecting…")
         case .connected: parts.append("connected")
         case .reconnecting(let at, let why):
             let seconds = max(Int((at - now).rounded(.up)), 0)
-            parts.append(seconds > 0 ? "offline (\(why)): reconnecting in \(seconds)s" : "offline (\(why)): reconnecting…")
+            parts.append(seconds > 0 ? "reconnecting in \(seconds)s" : "reconnecting…")
+            reason = why
         }
         if let p = m.position { parts.append("rev \(p.rev)") }
-        if let v = m.viewers { parts.append(v == 1 ? "1 viewer" : "\(v) viewers") }
+        if let v = m.viewers, m.isConnected { parts.append(v == 1 ? "1 viewer" : "\(v) viewers") }
         if let mode = m.document?.mode { parts.append(mode.rawValue) }
+        if let reason { parts.append(reason) }
         return parts.joined(separator: " · ")
     }
 

@@ -1,0 +1,155 @@
+import Foundation
+import Synchronization
+import Testing
+
+/// The package's build products: the tests run the real binaries.
+enum Build {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static var daemon: String { root.appendingPathComponent(".build/debug/foldsyncd").path }
+    static var client: String { root.appendingPathComponent(".build/debug/foldsync").path }
+}
+
+/// A fresh temporary directory per test.
+func temporaryDirectory() throws -> URL {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("foldsync-cli-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    return dir
+}
+
+struct TestFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ d: String) { description = d }
+}
+
+/// Polls `body` every 50 ms until it is true or `seconds` pass.
+func eventually(_ seconds: Double = 10, _ body: () throws -> Bool) rethrows -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    while Date() < deadline {
+        if try body() { return true }
+        usleep(50_000)
+    }
+    return try body()
+}
+
+/// The real daemon on 127.0.0.1, port 0 (or a given one, for restarts),
+/// with its store in a temporary directory; stderr goes to a file, read for
+/// the `listening on 127.0.0.1:PORT` line.
+final class DaemonProcess {
+    let dir: URL
+    private(set) var port = 0
+    private var process: Process?
+
+    init() throws {
+        dir = try temporaryDirectory()
+        try start(port: 0)
+    }
+
+    var url: String { "ws://127.0.0.1:\(port)/ws" }
+
+    func start(port wanted: Int) throws {
+        let log = dir.appendingPathComponent("daemon-\(UUID().uuidString).log")
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: Build.daemon)
+        p.arguments = ["--listen", "127.0.0.1:\(wanted)", "--db", dir.appendingPathComponent("x.db").path]
+        p.standardError = try FileHandle(forWritingTo: log)
+        p.standardOutput = FileHandle.nullDevice
+        try p.run()
+        process = p
+        var found = 0
+        _ = eventually(10) {
+            let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+            guard let r = text.range(of: "listening on 127.0.0.1:") else { return false }
+            found = Int(text[r.upperBound...].prefix { $0.isNumber }) ?? 0
+            return found > 0
+        }
+        guard found > 0 else { throw TestFailure("the daemon did not start: \((try? String(contentsOf: log, encoding: .utf8)) ?? "")") }
+        port = found
+    }
+
+    /// SIGTERM and wait (bounded), as a restart would.
+    func stop() {
+        guard let p = process else { return }
+        process = nil
+        p.terminate()
+        _ = eventually(10) { !p.isRunning }
+        if p.isRunning { kill(p.processIdentifier, SIGKILL) }
+    }
+
+    func restart() throws {
+        let same = port
+        stop()
+        try start(port: same)
+    }
+
+    deinit {
+        stop()
+        try? FileManager.default.removeItem(at: dir)
+    }
+}
+
+/// The outcome of one `foldsync` run.
+struct Run {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+}
+
+/// Runs the real `foldsync` with `args`, optional stdin, bounded by `timeout`.
+@discardableResult
+func foldsync(_ args: [String], stdin: String? = nil, environment: [String: String] = [:], timeout: Double = 20) throws -> Run {
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: Build.client)
+    p.arguments = args
+    var env = ProcessInfo.processInfo.environment
+    env["FOLDSYNC_URL"] = nil
+    env["FOLDSYNC_TOKEN"] = nil
+    for (k, v) in environment { env[k] = v }
+    p.environment = env
+    let out = Pipe(), err = Pipe(), input = Pipe()
+    p.standardOutput = out
+    p.standardError = err
+    p.standardInput = input
+    try p.run()
+    if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
+    try? input.fileHandleForWriting.close()
+    // Read both pipes while waiting, so a full pipe never blocks the child.
+    let group = DispatchGroup()
+    let outBox = DataBox(), errBox = DataBox()
+    for (pipe, box) in [(out, outBox), (err, errBox)] {
+        group.enter()
+        DispatchQueue.global().async {
+            box.set(pipe.fileHandleForReading.readDataToEndOfFile())
+            group.leave()
+        }
+    }
+    if group.wait(timeout: .now() + timeout) == .timedOut {
+        p.terminate()
+        throw TestFailure("foldsync \(args.joined(separator: " ")) did not finish within \(timeout)s")
+    }
+    p.waitUntilExit()
+    return Run(status: p.terminationStatus, stdout: String(decoding: outBox.get(), as: UTF8.self),
+               stderr: String(decoding: errBox.get(), as: UTF8.self))
+}
+
+final class DataBox: Sendable {
+    private let data = Mutex(Data())
+    func set(_ d: Data) { data.withLock { $0 = d } }
+    func get() -> Data { data.withLock { $0 } }
+}
+
+/// `foldsync show --json` parsed: the board's state.
+func boardState(_ d: DaemonProcess, board: String = "default") throws -> [String: Any] {
+    let r = try foldsync(["show", "--json", "--url", d.url, "--board", board])
+    guard r.status == 0, let obj = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any],
+          let state = obj["state"] as? [String: Any] else {
+        throw TestFailure("show --json failed: \(r.status) \(r.stderr)")
+    }
+    return state
+}
+
+func sections(_ state: [String: Any]) -> [[String: Any]] { state["sections"] as? [[String: Any]] ?? [] }
+
+func expanded(_ state: [String: Any]) -> [String] {
+    sections(state).filter { $0["expanded"] as? Bool == true }.compactMap { $0["id"] as? String }
+}
