@@ -88,6 +88,10 @@ final class DaemonProcess {
     }
 }
 
+/// Held while pipes are created and a child spawned, so that no child
+/// (tmux's server in particular) inherits another test's pipe.
+let spawnLock = NSLock()
+
 /// The outcome of one `foldsync` run.
 struct Run {
     var status: Int32
@@ -106,11 +110,18 @@ func foldsync(_ args: [String], stdin: String? = nil, environment: [String: Stri
     env["FOLDSYNC_TOKEN"] = nil
     for (k, v) in environment { env[k] = v }
     p.environment = env
+    spawnLock.lock()
     let out = Pipe(), err = Pipe(), input = Pipe()
     p.standardOutput = out
     p.standardError = err
     p.standardInput = input
-    try p.run()
+    do {
+        try p.run()
+    } catch {
+        spawnLock.unlock()
+        throw error
+    }
+    spawnLock.unlock()
     if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
     try? input.fileHandleForWriting.close()
     // Read both pipes while waiting, so a full pipe never blocks the child.
@@ -123,11 +134,13 @@ func foldsync(_ args: [String], stdin: String? = nil, environment: [String: Stri
             group.leave()
         }
     }
-    if group.wait(timeout: .now() + timeout) == .timedOut {
+    // Wait for the process itself; then for its output (bounded: a process
+    // spawned elsewhere at the same moment may hold a copy of the pipe).
+    guard eventually(timeout, { !p.isRunning }) else {
         p.terminate()
         throw TestFailure("foldsync \(args.joined(separator: " ")) did not finish within \(timeout)s")
     }
-    p.waitUntilExit()
+    _ = group.wait(timeout: .now() + 2)
     return Run(status: p.terminationStatus, stdout: String(decoding: outBox.get(), as: UTF8.self),
                stderr: String(decoding: errBox.get(), as: UTF8.self))
 }

@@ -30,6 +30,16 @@ final class Tmux {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        // The tmux server outlives this call: it must not inherit the pipes
+        // of processes other tests are running at the same moment, or their
+        // readers would never see end of file. Every other descriptor is
+        // closed in the child, and `spawnLock` keeps other tests from
+        // opening new pipes in between.
+        spawnLock.lock()
+        defer { spawnLock.unlock() }
+        for fd in Self.openDescriptors() where fd > 2 {
+            posix_spawn_file_actions_addclose(&actions, fd)
+        }
         let argv = ["tmux", "-L", socket] + args
         var env = ProcessInfo.processInfo.environment
         env["LANG"] = "C.UTF-8"
@@ -52,6 +62,10 @@ final class Tmux {
             throw TestFailure("tmux \(args.first ?? "") failed with status \(status)")
         }
         return String(decoding: data, as: UTF8.self)
+    }
+
+    static func openDescriptors() -> [Int32] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []).compactMap { Int32($0) }
     }
 
     /// The screen as text, one string per row (trailing blanks trimmed by tmux).
