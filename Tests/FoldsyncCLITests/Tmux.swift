@@ -52,8 +52,21 @@ final class Tmux {
             cArgs.forEach { free($0) }
             cEnv.forEach { free($0) }
         }
+        // The calling thread (a test worker) may block signals, and a child
+        // inherits the mask: the tmux server would then never see SIGCHLD or
+        // SIGTERM, nor exit on kill-server. Start it with a clean slate.
+        var attr = posix_spawnattr_t()
+        posix_spawnattr_init(&attr)
+        defer { posix_spawnattr_destroy(&attr) }
+        var empty = sigset_t()
+        sigemptyset(&empty)
+        var all = sigset_t()
+        sigfillset(&all)
+        posix_spawnattr_setsigmask(&attr, &empty)
+        posix_spawnattr_setsigdefault(&attr, &all)
+        posix_spawnattr_setflags(&attr, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         var pid: pid_t = 0
-        let rc = posix_spawnp(&pid, "tmux", &actions, nil, &cArgs, &cEnv)
+        let rc = posix_spawnp(&pid, "tmux", &actions, &attr, &cArgs, &cEnv)
         guard rc == 0 else { throw TestFailure("cannot run tmux (errno \(rc)): is tmux installed?") }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
@@ -95,5 +108,7 @@ final class Tmux {
 
     deinit {
         _ = try? run(["kill-server"])
+        // tmux may leave its socket file behind.
+        unlink("/tmp/tmux-\(getuid())/\(socket)")
     }
 }
