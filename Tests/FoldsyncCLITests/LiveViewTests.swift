@@ -73,7 +73,7 @@ import Testing
         // The board stays on screen while offline, the cursor where it was.
         #expect(t.screen().contains("> ▸ 1"))
         try d.restart()
-        try t.waitFor("connected again", seconds: 20) { $0.first?.hasPrefix("default · connected · rev 1") == true }
+        try t.waitFor("connected again", seconds: 30) { $0.first?.hasPrefix("default · connected · rev 1") == true }
         #expect(try expanded(boardState(d)) == ["s0"])
         #expect(try foldsync(["toggle", "s2", "--url", d.url]).status == 0)
         try t.waitFor("live again") { $0.contains("  ▾ 2") && $0.first?.contains("rev 2") == true && $0.contains("> ▸ 1") }

@@ -7,6 +7,12 @@ final class SignalWatch {
     private var sources: [DispatchSourceSignal] = []
 
     init(_ signals: [Int32], inbox: Inbox) {
+        // A parent may have started us with these blocked (the mask is
+        // inherited): unblock them, or they would never arrive.
+        var set = sigset_t()
+        sigemptyset(&set)
+        for sig in signals { sigaddset(&set, sig) }
+        pthread_sigmask(SIG_UNBLOCK, &set, nil)
         for sig in signals {
             signal(sig, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
