@@ -5,11 +5,13 @@
 SWIFT ?= swift
 PREFIX ?= /usr/local
 APT_PACKAGES = libwebsockets-dev libsqlite3-dev pkg-config
+# The terminal client's tests drive it in tmux.
+TEST_PACKAGES = tmux
 RELEASE = .build/release
 LISTEN ?= 127.0.0.1:7681
 DB ?= ./foldsync.db
 
-.PHONY: deps build release run test unit-test bench-smoke clean
+.PHONY: deps test-deps build release run test unit-test bench-smoke clean
 
 # Installs the C libraries (Debian packages) when any is missing.
 deps:
@@ -18,6 +20,11 @@ deps:
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	  $$SUDO apt-get update && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y $$missing; \
 	fi
+
+test-deps: deps
+	@dpkg -s $(TEST_PACKAGES) >/dev/null 2>&1 || { \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y $(TEST_PACKAGES); }
 
 release: deps
 	$(SWIFT) build -c release
@@ -29,7 +36,7 @@ run: release
 	$(RELEASE)/foldsyncd --listen $(LISTEN) --db $(DB)
 
 # Unit tests of the core and live tests against the real daemon.
-test: deps
+test: test-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 
