@@ -46,7 +46,7 @@ func clientCallback(
         }
         return 0
     case LWS_CALLBACK_CLIENT_CLOSED:
-        client.headers[id] = nil
+        client.release(id)
         if let socket = client.sockets.removeValue(forKey: id) {
             socket.state = .closed
             client.delegate?.closed(socket, .closed(code: socket.peerClose?.code, reason: socket.peerClose?.reason ?? ""))
@@ -76,10 +76,12 @@ func clientCallback(
             f.done = true
             client.delegate?.fetched(id, .success(HTTPReply(status: f.status, body: f.body)))
         }
+        client.release(id)
         // Done with this exchange: no keep-alive for a one-shot GET.
         return -1
     case LWS_CALLBACK_CLOSED_CLIENT_HTTP:
         client.failed(id, "connection closed before the answer")
+        client.release(id)
         return 0
     default:
         return lws_callback_http_dummy(wsi, reason, user, input, len)

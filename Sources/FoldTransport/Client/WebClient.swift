@@ -45,6 +45,10 @@ public final class WebClient {
     var headers: [UInt64: [(String, String)]] = [:]
     /// C strings and tables lws points at for the life of the context.
     private var owned: [UnsafeMutableRawPointer] = []
+    /// The connect-info strings of each connection, kept while lws may read
+    /// them and freed when the connection is gone (a client that reconnects
+    /// for days must not pile them up).
+    private var connectionStrings: [UInt64: [UnsafeMutableRawPointer]] = [:]
     private var protocols: UnsafeMutablePointer<lws_protocols>?
     private var retry: UnsafeMutablePointer<lws_retry_bo_t>?
     private var retryTable: UnsafeMutablePointer<UInt32>?
@@ -64,15 +68,26 @@ public final class WebClient {
 
     deinit {
         for p in owned { free(p) }
+        for list in connectionStrings.values { for p in list { free(p) } }
         protocols?.deallocate()
         retry?.deallocate()
         retryTable?.deallocate()
     }
 
-    func cString(_ s: String) -> UnsafePointer<CChar> {
+    func cString(_ s: String, for connection: UInt64? = nil) -> UnsafePointer<CChar> {
         let p = strdup(s)!
-        owned.append(UnsafeMutableRawPointer(p))
+        if let connection {
+            connectionStrings[connection, default: []].append(UnsafeMutableRawPointer(p))
+        } else {
+            owned.append(UnsafeMutableRawPointer(p))
+        }
         return UnsafePointer(p)
+    }
+
+    /// Frees what `begin` allocated for a connection that is gone.
+    func release(_ id: UInt64) {
+        headers[id] = nil
+        for p in connectionStrings.removeValue(forKey: id) ?? [] { free(p) }
     }
 
     /// Creates the context. Call on the thread that will call `run()`.
@@ -181,14 +196,14 @@ public final class WebClient {
         guard let ctx = context else { return false }
         var i = lws_client_connect_info()
         i.context = ctx
-        i.address = cString(endpoint.host)
+        i.address = cString(endpoint.host, for: id)
         i.port = Int32(endpoint.port)
-        i.path = cString(endpoint.path)
-        i.host = cString(endpoint.authority)
-        i.origin = cString(endpoint.authority)
-        if let method { i.method = cString(method) }
-        if let subprotocols, !subprotocols.isEmpty { i.protocol = cString(subprotocols) }
-        i.local_protocol_name = cString(Self.protocolName)
+        i.path = cString(endpoint.path, for: id)
+        i.host = cString(endpoint.authority, for: id)
+        i.origin = cString(endpoint.authority, for: id)
+        if let method { i.method = cString(method, for: id) }
+        if let subprotocols, !subprotocols.isEmpty { i.protocol = cString(subprotocols, for: id) }
+        i.local_protocol_name = cString(Self.protocolName, for: id)
         i.ietf_version_or_minus_one = -1
         var flags: Int32 = 0
         if endpoint.secure {
@@ -200,7 +215,7 @@ public final class WebClient {
         }
         if method != nil { flags |= Int32(LCCSCF_HTTP_NO_FOLLOW_REDIRECT.rawValue) }
         i.ssl_connection = flags
-        if method != nil { i.alpn = cString("http/1.1") }
+        if method != nil { i.alpn = cString("http/1.1", for: id) }
         i.pwsi = pwsi
         i.opaque_user_data = UnsafeMutableRawPointer(bitPattern: UInt(id))
         if method == nil, let retry { i.retry_and_idle_policy = UnsafePointer(retry) }
@@ -217,7 +232,7 @@ public final class WebClient {
 
     /// Reports a connection that could not be made, once.
     func failed(_ id: UInt64, _ why: String) {
-        headers[id] = nil
+        release(id)
         if let socket = sockets.removeValue(forKey: id) {
             socket.state = .closed
             delegate?.closed(socket, .failed(why))
