@@ -74,9 +74,41 @@ import Testing
         #expect(t.screen().contains("> ▸ 1"))
         try d.restart()
         try t.waitFor("connected again", seconds: 30) { $0.first?.hasPrefix("default · connected · rev 1") == true }
+        // It resumed from its position (subscribe with `since`), not from a new snapshot.
+        #expect(eventually { metric(d, "foldsync_resumes_total") == 1 })
         #expect(try expanded(boardState(d)) == ["s0"])
         #expect(try foldsync(["toggle", "s2", "--url", d.url]).status == 0)
         try t.waitFor("live again") { $0.contains("  ▾ 2") && $0.first?.contains("rev 2") == true && $0.contains("> ▸ 1") }
+    }
+
+    @Test func boardPickerHelpScrollingAndDaemonErrors() throws {
+        let d = try DaemonProcess()
+        var doc = #"{"mode":"multi","sections":["#
+        doc += (0..<30).map { #"{"id":"n\#($0)","title":"Section \#($0)","items":["x"],"expanded":false}"# }.joined(separator: ",")
+        doc += "]}"
+        #expect(try foldsync(["load", "-", "--board", "long", "--url", d.url], stdin: doc).status == 0)
+        let t = try live(d, width: 50, height: 10)
+        try t.waitFor(text: "> ▸ 0")
+        // A refusal from the daemon (expand-all in single mode) shows in the status line.
+        try t.keys("e")
+        try t.waitFor("the daemon's error") { $0.count > 8 && $0[8].hasPrefix("error: invalid") }
+        // b: the board list; pick the long board.
+        try t.keys("b")
+        try t.waitFor(text: "  long")
+        try t.keys("Down", "Enter")
+        try t.waitFor("the long board") { $0.first?.hasPrefix("long · connected") == true && $0.contains("> ▸ Section 0") }
+        // The window scrolls to keep the cursor visible: End shows the last section.
+        try t.keys("End")
+        try t.waitFor("scrolled to the end") { s in s.contains("> ▸ Section 29") && !s.contains("  ▸ Section 0") }
+        try t.keys("PageUp")
+        try t.waitFor("a page up") { s in s.contains { $0.hasPrefix("> ▸ Section 2") && $0 != "> ▸ Section 29" } }
+        try t.keys("Home")
+        try t.waitFor(text: "> ▸ Section 0")
+        // ?: help, any key closes it.
+        try t.keys("?")
+        try t.waitFor(text: "move between sections")
+        try t.keys("x")
+        try t.waitFor(text: "> ▸ Section 0")
     }
 
     @Test func quitAndSIGTERMRestoreTheTerminalExactly() throws {

@@ -166,3 +166,42 @@ func sections(_ state: [String: Any]) -> [[String: Any]] { state["sections"] as?
 func expanded(_ state: [String: Any]) -> [String] {
     sections(state).filter { $0["expanded"] as? Bool == true }.compactMap { $0["id"] as? String }
 }
+
+/// `GET path` on 127.0.0.1:port over a plain socket (HTTP/1.0, so the
+/// server closes when done); the body, or nil.
+func httpGet(port: Int, _ path: String) -> String? {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { return nil }
+    defer { close(fd) }
+    var timeout = timeval(tv_sec: 5, tv_usec: 0)
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    var addr = sockaddr_in()
+    addr.sin_family = sa_family_t(AF_INET)
+    addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+    addr.sin_port = UInt16(port).bigEndian
+    let ok = withUnsafePointer(to: &addr) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    }
+    guard ok == 0 else { return nil }
+    let request = Array("GET \(path) HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n".utf8)
+    guard write(fd, request, request.count) == request.count else { return nil }
+    var response: [UInt8] = []
+    var buf = [UInt8](repeating: 0, count: 16384)
+    while true {
+        let n = read(fd, &buf, buf.count)
+        if n <= 0 { break }
+        response += buf[0..<n]
+    }
+    let text = String(decoding: response, as: UTF8.self)
+    guard let split = text.range(of: "\r\n\r\n") else { return nil }
+    return String(text[split.upperBound...])
+}
+
+/// A counter's value from the daemon's /metrics.
+func metric(_ d: DaemonProcess, _ name: String) -> Int? {
+    guard let body = httpGet(port: d.port, "/metrics") else { return nil }
+    for line in body.split(separator: "\n") where line.hasPrefix(name + " ") {
+        return Int(Double(line.split(separator: " ").last ?? "") ?? -1)
+    }
+    return nil
+}

@@ -188,10 +188,7 @@ public struct LiveModel: Sendable {
             guard let id = cursorID else { return [] }
             return act(.toggle(section: id), now: now)
         case .char("e"):
-            if document?.mode == .single {
-                show("expand all: not in single mode (m switches)", now: now)
-                return []
-            }
+            // In single mode the daemon refuses it (invalid), and says so.
             return act(.expandAll, now: now)
         case .char("c"): return act(.collapseAll, now: now)
         case .char("m"):
