@@ -5,11 +5,13 @@
 SWIFT ?= swift
 PREFIX ?= /usr/local
 APT_PACKAGES = libwebsockets-dev libsqlite3-dev pkg-config
+# The terminal client's tests drive it in tmux.
+TEST_PACKAGES = tmux chromium chromium-driver fonts-wqy-microhei python3-venv openssl
 RELEASE = .build/release
 LISTEN ?= 127.0.0.1:7681
 DB ?= ./foldsync.db
 
-.PHONY: deps build release run test unit-test web-test bench-smoke clean install uninstall
+.PHONY: deps test-deps build release run test unit-test web-test bench-smoke clean install uninstall
 
 # Installs the C libraries (Debian packages) when any is missing.
 deps:
@@ -18,6 +20,11 @@ deps:
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	  $$SUDO apt-get update && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y $$missing; \
 	fi
+
+test-deps: deps
+	@dpkg -s $(TEST_PACKAGES) >/dev/null 2>&1 || { \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y $(TEST_PACKAGES); }
 
 release: deps
 	$(SWIFT) build -c release
@@ -30,7 +37,7 @@ run: release
 
 # Unit tests of the core and live tests against the real daemon, then the
 # dashboard in a real browser.
-test: deps
+test: test-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 	BUILD=0 scripts/bench-smoke.sh
@@ -43,7 +50,7 @@ bench-smoke: deps
 # The dashboard in headless Chromium (Selenium) against the real daemon; the
 # terminal client is built too, for the test that runs `foldsync watch`.
 # Needs: apt chromium chromium-driver fonts-wqy-microhei python3-venv (see .ci/run).
-web-test: deps
+web-test: test-deps
 	$(SWIFT) build --product foldsyncd
 	$(SWIFT) build --product foldsync
 	Tests/web/run.sh

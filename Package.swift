@@ -21,15 +21,20 @@ let package = Package(
             providers: [.apt(["libsqlite3-dev"])]),
         // epoll and timerfd for the benchmark's own loop (not in Swift's Glibc module).
         .systemLibrary(name: "CBenchLinux"),
+        // wcwidth and the terminal size for the terminal client.
+        .systemLibrary(name: "CTerminal"),
         .target(name: "FoldCore"),
         .target(name: "FoldTransport", dependencies: ["FoldCore", "CLibWebSockets"]),
         .target(name: "FoldStore", dependencies: ["FoldCore", "CSQLite"]),
         .target(name: "FoldDaemon", dependencies: ["FoldCore", "FoldTransport", "FoldStore"]),
         .executableTarget(name: "foldsyncd", dependencies: ["FoldDaemon"]),
-        .executableTarget(name: "foldsync", dependencies: ["FoldCore", "FoldTransport"]),
         // The load generator: its own epoll WebSocket client, no libwebsockets.
         .executableTarget(name: "foldsync-bench", dependencies: ["FoldCore", "CBenchLinux"]),
+        .target(name: "FoldClient", dependencies: ["FoldCore", "CTerminal"]),
+        .executableTarget(name: "foldsync", dependencies: ["FoldCore", "FoldClient", "FoldTransport", "CTerminal"]),
         .testTarget(name: "FoldCoreTests", dependencies: ["FoldCore"]),
         .testTarget(name: "FoldDaemonTests", dependencies: ["FoldCore"]),
+        .testTarget(name: "FoldClientTests", dependencies: ["FoldCore", "FoldClient", "FoldTransport"]),
+        .testTarget(name: "FoldsyncCLITests", dependencies: ["FoldClient"]),
     ]
 )

@@ -1,1 +1,4 @@
-print("todo")
+import Foundation
+
+// Thin by design: everything lives in Main and the FoldClient target.
+exit(Main.run(arguments: Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment))

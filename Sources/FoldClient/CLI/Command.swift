@@ -1,0 +1,62 @@
+import FoldCore
+
+/// What the user asked for, typed.
+public enum Command: Sendable, Equatable {
+    /// No command: the live view.
+    case live
+    case boards
+    case show
+    case dump
+    case watch
+    /// `toggle`, `expand` or `collapse` one section (by id or `#N`).
+    case fold(FoldKind, section: String)
+    case expandAll
+    case collapseAll
+    case mode(BoardMode)
+    case addSection(title: String, items: [String], at: Int?, id: String?)
+    case removeSection(String)
+    case moveSection(String, to: Int)
+    case setTitle(String, title: String)
+    case setItems(String, items: [String])
+    /// A file path, or `-` for stdin.
+    case load(String)
+    /// `--help`, for one command or in general.
+    case help(String?)
+
+    public enum FoldKind: String, Sendable, Equatable { case toggle, expand, collapse }
+}
+
+/// Options shared by every command; each has a default.
+public struct ClientOptions: Sendable, Equatable {
+    /// The daemon's WebSocket endpoint (`--url`, `$FOLDSYNC_URL`).
+    public var url = "ws://127.0.0.1:7681/ws"
+    /// The board to work on (`--board`).
+    public var board = "default"
+    /// Sent as `Authorization: Bearer TOKEN` on the upgrade (`--token`, `$FOLDSYNC_TOKEN`).
+    public var token: String?
+    /// Machine output (`--json`).
+    public var json = false
+    /// Seconds a command waits for the daemon (`--timeout`).
+    public var timeout = 10.0
+    /// Accept self-signed certificates on wss:// (`--insecure`).
+    public var insecure = false
+
+    public init() {}
+}
+
+/// A parsed command line.
+public struct Invocation: Sendable, Equatable {
+    public var command: Command
+    public var options: ClientOptions
+
+    public init(command: Command, options: ClientOptions) {
+        self.command = command
+        self.options = options
+    }
+}
+
+/// Bad usage: one line for stderr, exit status 2.
+public struct UsageError: Error, Sendable, Equatable, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,244 @@
+import CLibWebSockets
+import FoldCore
+import Glibc
+
+/// Options for a client context.
+public struct WebClientOptions: Sendable {
+    /// Largest message accepted from the server (a snapshot of a big board).
+    public var maxMessageBytes = 16 * 1024 * 1024
+    /// Accept self-signed or mismatched certificates on `wss://` / `https://`.
+    public var allowInsecureTLS = false
+    /// Seconds of silence before pinging the server, and before a server
+    /// that does not answer is considered gone (a half-open TCP connection).
+    public var pingSeconds = 20
+    public var hangupSeconds = 45
+    /// Seconds a connection attempt or HTTP exchange may take.
+    public var connectTimeoutSeconds = 10
+
+    public init() {}
+}
+
+/// A libwebsockets client context: WebSocket connections and HTTP GETs.
+///
+/// Threading contract (lws' own): one thread calls `start()`, then `run()`,
+/// and is the service thread. Every method and field of this class and of
+/// `ClientSocket` is for that thread only, and every delegate callback runs
+/// there. Other threads only call `waker.wake()` (`lws_cancel_service`),
+/// after putting whatever they want done in a mailbox of their own; the
+/// delegate's `woken()` then drains it on the service thread.
+public final class WebClient {
+    public let options: WebClientOptions
+    public let waker = Waker()
+    public weak var delegate: WebClientDelegate?
+    let logger: Logger
+
+    /// Service thread only, like every field below.
+    var context: OpaquePointer?
+    var sockets: [UInt64: ClientSocket] = [:]
+    var fetches: [UInt64: Fetch] = [:]
+    var nextID: UInt64 = 1
+    var stopping = false
+    /// True while inside `lws_client_connect_via_info`, which may report a
+    /// failure synchronously: such reports are deferred to the loop.
+    var starting = false
+    /// Extra request headers per connection id, added during the handshake.
+    var headers: [UInt64: [(String, String)]] = [:]
+    /// C strings and tables lws points at for the life of the context.
+    private var owned: [UnsafeMutableRawPointer] = []
+    /// The connect-info strings of each connection, kept while lws may read
+    /// them and freed when the connection is gone (a client that reconnects
+    /// for days must not pile them up).
+    private var connectionStrings: [UInt64: [UnsafeMutableRawPointer]] = [:]
+    private var protocols: UnsafeMutablePointer<lws_protocols>?
+    private var retry: UnsafeMutablePointer<lws_retry_bo_t>?
+    private var retryTable: UnsafeMutablePointer<UInt32>?
+    static let protocolName = "foldsync-client"
+
+    /// An HTTP GET in flight.
+    final class Fetch {
+        var status = 0
+        var body: [UInt8] = []
+        var done = false
+    }
+
+    public init(options: WebClientOptions = WebClientOptions(), logger: Logger) {
+        self.options = options
+        self.logger = logger
+    }
+
+    deinit {
+        for p in owned { free(p) }
+        for list in connectionStrings.values { for p in list { free(p) } }
+        protocols?.deallocate()
+        retry?.deallocate()
+        retryTable?.deallocate()
+    }
+
+    func cString(_ s: String, for connection: UInt64? = nil) -> UnsafePointer<CChar> {
+        let p = strdup(s)!
+        if let connection {
+            connectionStrings[connection, default: []].append(UnsafeMutableRawPointer(p))
+        } else {
+            owned.append(UnsafeMutableRawPointer(p))
+        }
+        return UnsafePointer(p)
+    }
+
+    /// Frees what `begin` allocated for a connection that is gone.
+    func release(_ id: UInt64) {
+        headers[id] = nil
+        for p in connectionStrings.removeValue(forKey: id) ?? [] { free(p) }
+    }
+
+    /// Creates the context. Call on the thread that will call `run()`.
+    public func start() throws(TransportError) {
+        lws_set_log_level(logger.level >= .debug ? Int32(LLL_ERR | LLL_WARN) : 0, nil)
+        let table = UnsafeMutablePointer<lws_protocols>.allocate(capacity: 2)
+        var p = lws_protocols()
+        p.name = cString(Self.protocolName)
+        p.callback = clientCallback
+        p.rx_buffer_size = 16 * 1024
+        table.initialize(to: p)
+        (table + 1).initialize(to: lws_protocols())
+        protocols = table
+
+        // Used for its ping/hangup timers only: reconnecting is the owner's
+        // business. lws needs a non-NULL table even so.
+        let steps = UnsafeMutablePointer<UInt32>.allocate(capacity: 1)
+        steps.initialize(to: 1000)
+        retryTable = steps
+        var r = lws_retry_bo_t()
+        r.retry_ms_table = UnsafePointer(steps)
+        r.retry_ms_table_count = 1
+        r.conceal_count = 0
+        r.secs_since_valid_ping = UInt16(clamping: options.pingSeconds)
+        r.secs_since_valid_hangup = UInt16(clamping: max(options.hangupSeconds, options.pingSeconds + 1))
+        let policy = UnsafeMutablePointer<lws_retry_bo_t>.allocate(capacity: 1)
+        policy.initialize(to: r)
+        retry = policy
+
+        var info = lws_context_creation_info()
+        info.port = CONTEXT_PORT_NO_LISTEN
+        info.protocols = UnsafePointer(table)
+        info.options = UInt64(LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT)
+        info.user = Unmanaged.passUnretained(self).toOpaque()
+        info.timeout_secs = UInt32(clamping: options.connectTimeoutSeconds)
+        info.connect_timeout_secs = UInt32(clamping: options.connectTimeoutSeconds)
+        guard let ctx = lws_create_context(&info) else {
+            throw TransportError(description: "cannot create the lws client context")
+        }
+        context = ctx
+        waker.attach(ctx)
+    }
+
+    /// Serves until `stop()`, then destroys the context. Service thread.
+    public func run() {
+        guard let ctx = context else { return }
+        while !stopping, lws_service(ctx, 0) >= 0 {}
+        waker.detach()
+        lws_context_destroy(ctx)
+        context = nil
+    }
+
+    /// Ends `run()` on the next turn; open sockets are dropped. Service thread.
+    public func stop() {
+        guard !stopping, let ctx = context else { return }
+        stopping = true
+        lws_cancel_service(ctx)
+    }
+
+    /// Runs `body` on the service thread after a delay. Service thread.
+    public func schedule(afterMicroseconds us: Int64, _ body: @escaping () -> Void) {
+        guard let ctx = context else { return }
+        let box = TimerBox(body)
+        box.node.pointee.owner = Unmanaged.passRetained(box).toOpaque()
+        withUnsafeMutablePointer(to: &box.node.pointee.sul) { sul in
+            lws_sul_schedule(ctx, 0, sul, timerFired, lws_usec_t(us))
+        }
+    }
+
+    func allocateID() -> UInt64 {
+        defer { nextID += 1 }
+        return nextID
+    }
+
+    /// Opens a WebSocket offering `subprotocols` (in order), with extra
+    /// request headers (`Authorization`, say). The outcome arrives as
+    /// `opened` or `closed`, never before this returns. Service thread.
+    public func connect(
+        _ endpoint: Endpoint, subprotocols: [String], headers extra: [(String, String)] = []
+    ) -> ClientSocket {
+        let socket = ClientSocket(id: allocateID(), endpoint: endpoint)
+        sockets[socket.id] = socket
+        if !extra.isEmpty { headers[socket.id] = extra }
+        let ok = begin(id: socket.id, endpoint: endpoint, method: nil,
+                       subprotocols: subprotocols.joined(separator: ", "), pwsi: socket.wsiSlot)
+        if !ok { failLater(socket.id, "cannot connect to \(endpoint.authority)") }
+        return socket
+    }
+
+    /// Starts `GET endpoint.path`; the answer arrives as `fetched(id, ...)`.
+    /// Service thread.
+    public func fetch(_ endpoint: Endpoint, headers extra: [(String, String)] = []) -> UInt64 {
+        let id = allocateID()
+        fetches[id] = Fetch()
+        if !extra.isEmpty { headers[id] = extra }
+        if !begin(id: id, endpoint: endpoint, method: "GET", subprotocols: nil, pwsi: nil) {
+            failLater(id, "cannot connect to \(endpoint.authority)")
+        }
+        return id
+    }
+
+    private func begin(
+        id: UInt64, endpoint: Endpoint, method: String?, subprotocols: String?,
+        pwsi: UnsafeMutablePointer<OpaquePointer?>?
+    ) -> Bool {
+        guard let ctx = context else { return false }
+        var i = lws_client_connect_info()
+        i.context = ctx
+        i.address = cString(endpoint.host, for: id)
+        i.port = Int32(endpoint.port)
+        i.path = cString(endpoint.path, for: id)
+        i.host = cString(endpoint.authority, for: id)
+        i.origin = cString(endpoint.authority, for: id)
+        if let method { i.method = cString(method, for: id) }
+        if let subprotocols, !subprotocols.isEmpty { i.protocol = cString(subprotocols, for: id) }
+        i.local_protocol_name = cString(Self.protocolName, for: id)
+        i.ietf_version_or_minus_one = -1
+        var flags: Int32 = 0
+        if endpoint.secure {
+            flags |= Int32(LCCSCF_USE_SSL.rawValue)
+            if options.allowInsecureTLS {
+                flags |= Int32(LCCSCF_ALLOW_SELFSIGNED.rawValue | LCCSCF_SKIP_SERVER_CERT_HOSTNAME_CHECK.rawValue
+                               | LCCSCF_ALLOW_EXPIRED.rawValue)
+            }
+        }
+        if method != nil { flags |= Int32(LCCSCF_HTTP_NO_FOLLOW_REDIRECT.rawValue) }
+        i.ssl_connection = flags
+        if method != nil { i.alpn = cString("http/1.1", for: id) }
+        i.pwsi = pwsi
+        i.opaque_user_data = UnsafeMutableRawPointer(bitPattern: UInt(id))
+        if method == nil, let retry { i.retry_and_idle_policy = UnsafePointer(retry) }
+        starting = true
+        defer { starting = false }
+        return lws_client_connect_via_info(&i) != nil
+    }
+
+    /// A failure found while starting, reported from the loop (the owner
+    /// never sees a callback from inside its own `connect`).
+    func failLater(_ id: UInt64, _ why: String) {
+        schedule(afterMicroseconds: 1) { [weak self] in self?.failed(id, why) }
+    }
+
+    /// Reports a connection that could not be made, once.
+    func failed(_ id: UInt64, _ why: String) {
+        release(id)
+        if let socket = sockets.removeValue(forKey: id) {
+            socket.state = .closed
+            delegate?.closed(socket, .failed(why))
+        } else if let f = fetches.removeValue(forKey: id), !f.done {
+            f.done = true
+            delegate?.fetched(id, .failure(TransportError(description: why)))
+        }
+    }
+}

@@ -1,0 +1,110 @@
+import FoldClient
+import FoldCore
+import FoldTransport
+
+/// What a session reports to whoever drives it (a command or the live view).
+/// Service thread, like the session itself.
+protocol SessionHandler: AnyObject {
+    func sessionOpened()
+    func sessionReceived(_ event: ServerEvent, raw: [UInt8], outcome: BoardMirror.Outcome)
+    func sessionClosed(_ reason: ClientCloseReason)
+    func sessionFetched(_ id: UInt64, _ result: Result<HTTPReply, TransportError>)
+    func sessionInbox(_ event: AppEvent)
+}
+
+/// One daemon connection at a time (a reconnect makes a new socket) and the
+/// mirror of the board being watched. Service thread only: every method
+/// runs inside `WebClient.run()`, from delegate callbacks or timers.
+final class Session: WebClientDelegate {
+    let client: WebClient
+    let endpoint: Endpoint
+    let options: ClientOptions
+    let inbox: Inbox
+    private(set) var board: String
+    private(set) var mirror: BoardMirror
+    private(set) var socket: ClientSocket?
+    weak var handler: SessionHandler?
+    private var nextActionID = 1
+
+    init(client: WebClient, endpoint: Endpoint, options: ClientOptions, inbox: Inbox) {
+        self.client = client
+        self.endpoint = endpoint
+        self.options = options
+        self.inbox = inbox
+        board = options.board
+        mirror = BoardMirror(board: options.board)
+        client.delegate = self
+    }
+
+    var isOpen: Bool { socket?.state == .open }
+
+    var authHeaders: [(String, String)] {
+        options.token.map { [("Authorization", "Bearer \($0)")] } ?? []
+    }
+
+    func connect() {
+        socket = client.connect(endpoint, subprotocols: [Subprotocol.plain], headers: authHeaders)
+    }
+
+    /// Subscribes to the current board; `resume` offers the mirror's position.
+    func subscribe(resume: Bool) {
+        socket?.send(ClientRequest.subscribe(board: board, since: resume ? mirror.position : nil))
+    }
+
+    /// Sends an action with a fresh id and returns the id; nil when offline
+    /// (nothing is queued for later).
+    func send(_ action: Action, board target: String? = nil) -> String? {
+        guard isOpen, let socket else { return nil }
+        let id = "fs\(nextActionID)"
+        nextActionID += 1
+        socket.send(ClientRequest.action(action, board: target ?? board, id: id))
+        return id
+    }
+
+    /// Watches another board from now on.
+    func switchBoard(to name: String) {
+        if isOpen { socket?.send(ClientRequest.unsubscribe(board: board)) }
+        board = name
+        mirror = BoardMirror(board: name)
+        if isOpen { subscribe(resume: false) }
+    }
+
+    /// GET on the daemon's HTTP API, beside the WebSocket path.
+    func fetchAPI(_ path: String) -> UInt64 {
+        var base = endpoint.path
+        if let q = base.firstIndex(of: "?") { base = String(base[..<q]) }
+        if base.hasSuffix("/ws") { base.removeLast(3) }
+        if base.hasSuffix("/") { base.removeLast() }
+        return client.fetch(endpoint.with(path: base + path), headers: authHeaders)
+    }
+
+    func close() { socket?.close(code: 1000, reason: "bye") }
+
+    // MARK: WebClientDelegate
+
+    func opened(_ s: ClientSocket) {
+        guard s === socket else { return }
+        handler?.sessionOpened()
+    }
+
+    func received(_ s: ClientSocket, _ message: [UInt8]) {
+        guard s === socket, let event = ServerEvent.decode(message) else { return }
+        let outcome = mirror.apply(event)
+        if case .outOfStep = outcome { subscribe(resume: false) }
+        handler?.sessionReceived(event, raw: message, outcome: outcome)
+    }
+
+    func closed(_ s: ClientSocket, _ reason: ClientCloseReason) {
+        guard s === socket else { return }
+        socket = nil
+        handler?.sessionClosed(reason)
+    }
+
+    func fetched(_ id: UInt64, _ result: Result<HTTPReply, TransportError>) {
+        handler?.sessionFetched(id, result)
+    }
+
+    func woken() {
+        for event in inbox.drain() { handler?.sessionInbox(event) }
+    }
+}

@@ -1,0 +1,204 @@
+import FoldClient
+import FoldCore
+import FoldTransport
+import Glibc
+
+/// Runs one scriptable command over a session: connect, subscribe (when the
+/// command needs the board), do the one thing, wait for its answer, and
+/// finish with an exit status. Service thread.
+final class ScriptCommand: SessionHandler {
+    let session: Session
+    let command: Command
+    let options: ClientOptions
+    /// Read before connecting (`load`): the document to send.
+    let document: Board?
+    private(set) var exitCode: Int32?
+    private var pendingID: String?
+    private var sectionsBefore: Set<String> = []
+    private var fetchID: UInt64?
+
+    init(session: Session, command: Command, options: ClientOptions, document: Board?) {
+        self.session = session
+        self.command = command
+        self.options = options
+        self.document = document
+    }
+
+    func start() {
+        session.handler = self
+        session.client.schedule(afterMicroseconds: Int64(options.timeout * 1_000_000)) { [weak self] in
+            self?.fail("no answer from \(self?.options.url ?? "the daemon") within \(self?.options.timeout ?? 0)s")
+        }
+        if command == .boards {
+            fetchID = session.fetchAPI("/api/boards")
+        } else {
+            session.connect()
+        }
+    }
+
+    /// Ends the run with `code`: the socket is closed politely, and the loop
+    /// stops once it is gone (or shortly after, whatever happens).
+    func finish(_ code: Int32) {
+        guard exitCode == nil else { return }
+        exitCode = code
+        if session.socket != nil {
+            session.close()
+            session.client.schedule(afterMicroseconds: 300_000) { [weak self] in self?.session.client.stop() }
+        } else {
+            session.client.stop()
+        }
+    }
+
+    func fail(_ message: String) {
+        guard exitCode == nil else { return }
+        Output.fail(message)
+        finish(1)
+    }
+
+    // MARK: SessionHandler
+
+    func sessionOpened() {
+        if case .load = command, let document {
+            pendingID = session.send(.replace(document))
+        } else {
+            session.subscribe(resume: false)
+        }
+    }
+
+    func sessionReceived(_ event: ServerEvent, raw: [UInt8], outcome: BoardMirror.Outcome) {
+        guard exitCode == nil else { return }
+        switch event {
+        case .error(let code, let message, let id, _) where id == nil || id == pendingID:
+            fail("\(code): \(message)")
+        case .ack(let id, _, let rev) where id != nil && id == pendingID:
+            done(rev: rev ?? session.mirror.position?.rev ?? 0)
+        case .snapshot where pendingID == nil:
+            ready()
+        case .deleted:
+            if pendingID == nil { fail("not_found: board '\(session.board)' was deleted") }
+        default:
+            break
+        }
+    }
+
+    func sessionClosed(_ reason: ClientCloseReason) {
+        if exitCode != nil {
+            session.client.stop()
+        } else {
+            fail("\(options.url): \(reason)")
+        }
+    }
+
+    func sessionFetched(_ id: UInt64, _ result: Result<HTTPReply, TransportError>) {
+        guard id == fetchID else { return }
+        switch result {
+        case .failure(let e):
+            fail("\(options.url): \(e.description)")
+        case .success(let reply):
+            guard reply.status == 200, let json = try? JSONParser.parse(reply.body),
+                  let list = json["boards"]?.arrayValue else {
+                fail("GET /api/boards answered \(reply.status)")
+                return
+            }
+            if options.json {
+                Output.out(String(decoding: json.encoded(), as: UTF8.self) + "\n")
+            } else {
+                var text = ""
+                for b in list {
+                    text += "\(b["board"]?.stringValue ?? "?")  rev \(b["rev"]?.intValue ?? 0)\n"
+                }
+                Output.out(text)
+            }
+            finish(0)
+        }
+    }
+
+    func sessionInbox(_ event: AppEvent) {
+        if case .signal = event { fail("interrupted") }
+    }
+
+    // MARK: Steps
+
+    /// The snapshot is in: read-only commands answer now, actions are sent.
+    private func ready() {
+        let mirror = session.mirror
+        guard let doc = mirror.document else {
+            fail("the board '\(session.board)' is not a valid board document")
+            return
+        }
+        switch command {
+        case .show:
+            if options.json {
+                let out = JSON.object([
+                    "board": .string(session.board), "epoch": .string(mirror.position?.epoch ?? ""),
+                    "rev": .int(mirror.position?.rev ?? 0), "state": doc.json,
+                ])
+                Output.out(String(decoding: out.encoded(), as: UTF8.self) + "\n")
+            } else {
+                Output.out(TreeText.render(board: session.board, position: mirror.position, document: doc))
+            }
+            finish(0)
+        case .dump:
+            Output.out(String(decoding: doc.encoded(), as: UTF8.self) + "\n")
+            finish(0)
+        default:
+            do throws(FoldError) {
+                let action = try self.action()
+                sectionsBefore = Set(doc.sections.map(\.id))
+                pendingID = session.send(action)
+                if pendingID == nil { fail("connection lost before the action was sent") }
+            } catch {
+                fail("\(error.code.rawValue): \(error.message)")
+            }
+        }
+    }
+
+    private func section(_ ref: String) throws(FoldError) -> String {
+        try session.mirror.resolveSection(ref).get()
+    }
+
+    private func action() throws(FoldError) -> Action {
+        switch command {
+        case .fold(.toggle, let s): return .toggle(section: try section(s))
+        case .fold(.expand, let s): return .expand(section: try section(s))
+        case .fold(.collapse, let s): return .collapse(section: try section(s))
+        case .expandAll: return .expandAll
+        case .collapseAll: return .collapseAll
+        case .mode(let m): return .setMode(m)
+        case .addSection(let title, let items, let at, let id):
+            return .addSection(SectionDraft(id: id, title: title, items: items.map(JSON.string)), at: at)
+        case .removeSection(let s): return .removeSection(section: try section(s))
+        case .moveSection(let s, let to): return .moveSection(section: try section(s), to: to)
+        case .setTitle(let s, let title): return .setTitle(section: try section(s), title: title)
+        case .setItems(let s, let items): return .setItems(section: try section(s), items: items.map(JSON.string))
+        default: throw FoldError(.badRequest, "not an action")
+        }
+    }
+
+    /// The action was committed (or was a no-op): report and exit 0.
+    private func done(rev: Int) {
+        var fields: [(String, JSON)] = [("board", .string(session.board)), ("rev", .int(rev))]
+        var text = "rev \(rev)"
+        let doc = session.mirror.document
+        switch command {
+        case .fold(_, let ref):
+            if let id = try? section(ref), let s = doc?.sections.first(where: { $0.id == id }) {
+                fields.append(("section", .string(id)))
+                fields.append(("expanded", .bool(s.expanded)))
+                text = "\(id) \(s.expanded ? "expanded" : "collapsed") · rev \(rev)"
+            }
+        case .addSection(_, _, _, let wanted):
+            let added = doc?.sections.map(\.id).first { !sectionsBefore.contains($0) } ?? wanted ?? ""
+            fields.append(("section", .string(added)))
+            text = added
+        case .mode(let m):
+            text = "mode \(m.rawValue) · rev \(rev)"
+        case .load:
+            text = "loaded \(session.board) · rev \(rev)"
+        default:
+            break
+        }
+        Output.out(options.json ? String(decoding: JSON.object(JSONObject(fields)).encoded(), as: UTF8.self) + "\n" : text + "\n")
+        finish(0)
+    }
+}

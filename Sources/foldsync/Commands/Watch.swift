@@ -1,0 +1,66 @@
+import FoldClient
+import FoldTransport
+import Glibc
+
+/// `foldsync watch`: one JSON line per message received for the board,
+/// exactly as the daemon sent it (the daemon never puts a raw newline in a
+/// message). The `hello` is not printed; everything addressed to the board
+/// is (snapshot, patch, presence, deleted, ack/error). Ends with 0 on
+/// SIGTERM, SIGINT or a closed stdout (EPIPE: lws ignores SIGPIPE); with 1
+/// when the connection fails or is lost.
+final class Watch: SessionHandler {
+    let session: Session
+    let options: ClientOptions
+    private(set) var exitCode: Int32?
+
+    init(session: Session, options: ClientOptions) {
+        self.session = session
+        self.options = options
+    }
+
+    func start() {
+        session.handler = self
+        session.connect()
+    }
+
+    func finish(_ code: Int32, _ message: String? = nil) {
+        guard exitCode == nil else { return }
+        if let message { Output.fail(message) }
+        exitCode = code
+        if session.socket != nil {
+            session.close()
+            session.client.schedule(afterMicroseconds: 300_000) { [weak self] in self?.session.client.stop() }
+        } else {
+            session.client.stop()
+        }
+    }
+
+    func sessionOpened() { session.subscribe(resume: false) }
+
+    func sessionReceived(_ event: ServerEvent, raw: [UInt8], outcome: BoardMirror.Outcome) {
+        guard exitCode == nil else { return }
+        if case .hello = event { return }
+        if let board = event.board, board != session.board { return }
+        if !Output.write(1, raw + [0x0A]) {
+            finish(0)
+            return
+        }
+        if case .error(let code, let message, nil, _) = event, code == "not_found" {
+            finish(1, "\(code): \(message)")
+        }
+    }
+
+    func sessionClosed(_ reason: ClientCloseReason) {
+        if exitCode != nil {
+            session.client.stop()
+        } else {
+            finish(1, "\(options.url): \(reason)")
+        }
+    }
+
+    func sessionFetched(_ id: UInt64, _ result: Result<HTTPReply, TransportError>) {}
+
+    func sessionInbox(_ event: AppEvent) {
+        if case .signal = event { finish(0) }
+    }
+}

@@ -1,0 +1,202 @@
+import FoldClient
+import FoldCore
+import FoldTransport
+import Foundation
+
+/// The live view: the terminal, the session and the pure `LiveModel` wired
+/// together. Service thread: everything here runs inside `WebClient.run()`
+/// (delegate callbacks, timers, inbox events); the stdin reader thread and
+/// signal sources only post to the inbox.
+final class LiveView: SessionHandler {
+    let session: Session
+    let terminal = Terminal()
+    var model: LiveModel
+    var decoder = KeyDecoder()
+    var backoff = Backoff(base: 0.5, cap: 10)
+    var lastFrame: [ScreenLine] = []
+    var needsClear = false
+    var quitting = false
+    /// Ids of actions sent from here, so their errors are shown.
+    var sent: Set<String> = []
+    var boardsFetch: UInt64?
+
+    init(session: Session) {
+        self.session = session
+        model = LiveModel(board: session.board, rows: 24, columns: 80)
+    }
+
+    func run() -> Int32 {
+        setlocale(LC_ALL, "")
+        do {
+            try terminal.enter()
+        } catch {
+            Output.fail("cannot put the terminal in raw mode")
+            return 1
+        }
+        let (rows, columns) = terminal.size()
+        model.rows = rows
+        model.columns = columns
+        session.handler = self
+        startReader()
+        session.connect()
+        tick()
+        redraw()
+        session.client.run()
+        terminal.leave()
+        return 0
+    }
+
+    static func now() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    }
+
+    /// Reads the terminal on its own thread; the bytes go through the inbox.
+    private func startReader() {
+        let inbox = session.inbox
+        let thread = Thread { @Sendable in
+            var buffer = [UInt8](repeating: 0, count: 1024)
+            while true {
+                let n = read(0, &buffer, buffer.count)
+                if n < 0 && errno == EINTR { continue }
+                if n <= 0 {
+                    inbox.post(.inputClosed)
+                    return
+                }
+                inbox.post(.input(Array(buffer[0..<n])))
+            }
+        }
+        thread.start()
+    }
+
+    /// Four times a second: countdowns and status messages that expire.
+    private func tick() {
+        session.client.schedule(afterMicroseconds: 250_000) { [weak self] in
+            guard let self, !self.quitting else { return }
+            self.model.expire(now: Self.now())
+            self.redraw()
+            self.tick()
+        }
+    }
+
+    /// Draws when the frame differs from what is on screen.
+    func redraw() {
+        guard !quitting else { return }
+        let lines = Layout.frame(model, now: Self.now())
+        guard lines != lastFrame || needsClear else { return }
+        terminal.draw(lines, columns: model.columns, clear: needsClear)
+        lastFrame = lines
+        needsClear = false
+    }
+
+    func quit() {
+        guard !quitting else { return }
+        quitting = true
+        session.close()
+        session.client.schedule(afterMicroseconds: 100_000) { [weak self] in self?.session.client.stop() }
+    }
+
+    private func perform(_ effects: [LiveModel.Effect]) {
+        for effect in effects {
+            switch effect {
+            case .send(let action):
+                if let id = session.send(action) {
+                    sent.insert(id)
+                } else {
+                    model.show("offline: \(action.name) not sent", now: Self.now())
+                }
+            case .fetchBoards:
+                boardsFetch = session.fetchAPI("/api/boards")
+            case .switchBoard(let name):
+                session.switchBoard(to: name)
+            case .quit:
+                quit()
+            }
+        }
+    }
+
+    // MARK: SessionHandler
+
+    func sessionOpened() {
+        backoff.reset()
+        model.connection = .connected
+        session.subscribe(resume: true)
+        redraw()
+    }
+
+    func sessionReceived(_ event: ServerEvent, raw: [UInt8], outcome: BoardMirror.Outcome) {
+        switch outcome {
+        case .changed: model.update(document: session.mirror.document, position: session.mirror.position)
+        case .presence: model.viewers = session.mirror.viewers
+        case .deleted: model.boardDeleted()
+        case .outOfStep, .unchanged: break
+        }
+        switch event {
+        case .error(let code, let message, let id, _):
+            if let id { sent.remove(id) }
+            model.show("error: \(code): \(message)", now: Self.now())
+        case .ack(let id?, _, _):
+            sent.remove(id)
+        default:
+            break
+        }
+        redraw()
+    }
+
+    func sessionClosed(_ reason: ClientCloseReason) {
+        if quitting {
+            session.client.stop()
+            return
+        }
+        let delay = backoff.next(random: Double.random(in: 0..<1))
+        let why: String
+        switch reason {
+        case .failed: why = "daemon unreachable"
+        case .closed(1001?, _): why = "daemon restarting"
+        case .closed: why = "connection lost"
+        }
+        model.connection = .reconnecting(at: Self.now() + delay, why: why)
+        sent.removeAll()
+        session.client.schedule(afterMicroseconds: Int64(delay * 1_000_000)) { [weak self] in
+            guard let self, !self.quitting else { return }
+            self.session.connect()
+        }
+        redraw()
+    }
+
+    func sessionFetched(_ id: UInt64, _ result: Result<HTTPReply, TransportError>) {
+        guard id == boardsFetch else { return }
+        boardsFetch = nil
+        if case .success(let reply) = result, reply.status == 200,
+           let list = (try? JSONParser.parse(reply.body))?["boards"]?.arrayValue {
+            model.showBoards(list.compactMap { $0["board"]?.stringValue })
+        } else {
+            model.closeOverlay()
+            model.show("cannot list the boards", now: Self.now())
+        }
+        redraw()
+    }
+
+    func sessionInbox(_ event: AppEvent) {
+        switch event {
+        case .input(let bytes):
+            let now = Self.now()
+            for key in decoder.decode(bytes) {
+                perform(model.handle(key, now: now))
+                if quitting { return }
+            }
+        case .inputClosed:
+            quit()
+        case .signal(SIGWINCH):
+            let (rows, columns) = terminal.size()
+            model.rows = rows
+            model.columns = columns
+            model.scrollToCursor()
+            needsClear = true
+        case .signal:
+            quit()
+        }
+        redraw()
+    }
+}

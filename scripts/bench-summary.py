@@ -1,0 +1,20 @@
+#!/usr/bin/env python3
+"""Medians of the runs in bench-results/*.jsonl (written by bench-suite.sh)."""
+import json, pathlib, statistics, sys
+
+root = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else "bench-results")
+for f in sorted(root.glob("*.jsonl")):
+    runs = [json.loads(l) for l in f.read_text().splitlines() if l.startswith("{")]
+    if not runs:
+        continue
+    med = lambda get: statistics.median(get(r) for r in runs)
+    if "ramp" in runs[0]:
+        best = [r["ramp"]["best_rate"] if isinstance(r.get("ramp"), dict) else r.get("best_rate", 0) for r in runs]
+        print(f"{f.stem}: runs {len(runs)}, best rates {best}, median {statistics.median(best)}")
+        continue
+    print(f"{f.stem}: runs {len(runs)}, complete {[r['completeness_percent'] for r in runs]}, "
+          f"p50 {med(lambda r: r['latency_ms']['p50']):.2f} p99 {med(lambda r: r['latency_ms']['p99']):.2f} "
+          f"max {med(lambda r: r['latency_ms']['max']):.2f} ms, p99s {[r['latency_ms']['p99'] for r in runs]}, "
+          f"cpu/delivery {med(lambda r: r['daemon_cpu_us_per_delivery']):.2f} us, "
+          f"rss {med(lambda r: r['daemon_peak_rss_mib']):.1f} MiB, setup {med(lambda r: r['setup_seconds']):.2f} s, "
+          f"msgs/frame {med(lambda r: r['messages_in'] / max(r['frames_in'], 1)):.2f}, patch {runs[0]['patch_bytes']} B")
