@@ -21,10 +21,11 @@ import Testing
         try c.send(#"{"type":"subscribe","board":"nope"}"#)
         _ = try c.waitFor(type: "error")
         try c.sendClose()
+        // The reader thread collects stderr as it comes: wait for the debug line.
+        #expect(d.waitForLog("<7>debug"), "a debug line under the journal starts with <7>: \(d.stderr)")
         let lines = d.stderr.split(separator: "\n")
         let listening = try #require(lines.first { $0.contains("listening on") })
         #expect(listening.hasPrefix("<6>"), "\(listening)")
-        #expect(lines.contains { $0.hasPrefix("<7>") }, "debug lines are <7>: \(lines)")
         #expect(!listening.contains("Z info"), "no timestamp under the journal")
     }
 }
