@@ -13,6 +13,7 @@ import urllib.request
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.support.ui import WebDriverWait
 
 import harness
@@ -49,22 +50,16 @@ def open_count(d):
 
 
 def wait(d, cond, timeout=5, msg=""):
-    return WebDriverWait(d, timeout, poll_frequency=0.02).until(lambda drv: cond(drv), msg)
+    # A re-render may replace an element between finding and reading it: try again.
+    return WebDriverWait(d, timeout, poll_frequency=0.02,
+                         ignored_exceptions=(StaleElementReferenceException,)).until(lambda drv: cond(drv), msg)
 
 
 def wait_viewers(d, n):
-    """Waits for the status strip to show n viewers. The daemon sends presence
-    from a timer; under its default libev loop those timers run late (until
-    some other event wakes the loop), so each poll also makes a cheap HTTP
-    request to wake it. Remove the poke once the daemon's timers fire on time."""
+    """Waits for the status strip to show n viewers (presence is coalesced to
+    at most one message per board per second)."""
     text = f"{n} viewer{'' if n == 1 else 's'}"
-
-    def seen(d):
-        if d.find_element(By.ID, "st-viewers").text == text:
-            return True
-        DAEMON.healthy()
-        return False
-    WebDriverWait(d, 10, poll_frequency=0.2).until(seen, f"status strip never showed {text!r}")
+    wait(d, lambda d: d.find_element(By.ID, "st-viewers").text == text, 10, f"status strip never showed {text!r}")
 
 
 class Dashboard(unittest.TestCase):
@@ -155,8 +150,9 @@ class Dashboard(unittest.TestCase):
         self.assertLess(time.monotonic() - t0, 1.0)
         wait(self.a, lambda d: expanded(d, "b"), 1.0)
         # The items of the expanded section show; an object item shows its label.
-        wait(self.b, lambda d: d.find_element(By.ID, "r-b").is_displayed())
-        self.assertEqual([li.text for li in self.b.find_elements(By.CSS_SELECTOR, "#r-b li")], ["中文条目", "three"])
+        # (visible text: wait for the expand animation to uncover both)
+        items = lambda d: [li.text for li in d.find_elements(By.CSS_SELECTOR, "#r-b li")]
+        wait(self.b, lambda d: items(d) == ["中文条目", "three"], 2, f"items shown: {items(self.b)}")
         # Accordion: opening another in B closes the first, on both.
         self.b.find_element(By.ID, "h-a").click()
         for d in (self.a, self.b):
