@@ -16,7 +16,15 @@ func serverCallback(
     let server = Unmanaged<WebServer>.fromOpaque(raw).takeUnretainedValue()
     let pss = user?.assumingMemoryBound(to: fs_pss_t.self)
     switch reason {
+    case LWS_CALLBACK_SERVER_NEW_CLIENT_INSTANTIATED:
+        // Watched until it makes a request; gone before that = an unfinished handshake.
+        server.accepted(wsi)
+        return lws_callback_http_dummy(wsi, reason, user, input, len)
+    case LWS_CALLBACK_WSI_DESTROY:
+        if server.unannounced.removeValue(forKey: wsi) != nil { server.counters.incompleteHandshakes += 1 }
+        return lws_callback_http_dummy(wsi, reason, user, input, len)
     case LWS_CALLBACK_HTTP_CONFIRM_UPGRADE:
+        server.unannounced[wsi] = nil
         return server.confirmUpgrade(wsi)
     case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
         return server.stopping || server.refuseNewConnections ? 1 : 0
@@ -41,6 +49,7 @@ func serverCallback(
         server.delegate?.woken()
         return 0
     case LWS_CALLBACK_HTTP:
+        server.unannounced[wsi] = nil
         guard let pss else { return -1 }
         return server.httpBegin(wsi, pss)
     case LWS_CALLBACK_HTTP_BODY:
@@ -103,9 +112,11 @@ extension WebServer {
     func receive(_ c: Connection, _ input: UnsafeMutableRawPointer?, _ len: Int) -> Int32 {
         let wsi = c.wsi
         if lws_frame_is_binary(wsi) != 0 {
+            counters.closedBinary += 1
             return closeNow(wsi, LWS_CLOSE_STATUS_UNACCEPTABLE_OPCODE, "binary frames are not accepted")
         }
         if c.rx.count + len > config.maxMessageBytes {
+            counters.closedTooLarge += 1
             return closeNow(wsi, LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE, "message over \(config.maxMessageBytes) bytes")
         }
         if let input, len > 0 {

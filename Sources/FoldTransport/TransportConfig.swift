@@ -21,6 +21,8 @@ public struct TransportConfig: Sendable {
     /// Milliseconds a busy batching connection's next write waits after the
     /// last, so messages gather (see `WritePacer`); 0 writes at once.
     public var coalesceMs = 20
+    /// Seconds a client has to finish its request or handshake before it is dropped.
+    public var handshakeTimeout = 10
     /// Largest coalesced write for connections that negotiated batching.
     public var maxBatchBytes = 256 * 1024
     /// Name sent in the `server` HTTP header.
@@ -42,4 +44,14 @@ public struct TransportConfig: Sendable {
 public enum Subprotocol {
     public static let plain = "foldsync.v1"
     public static let batch = "foldsync.v1.batch"
+}
+
+/// Connections the transport dropped by itself, by cause.
+public struct TransportCounters: Sendable {
+    /// Closed with 1009: a message over `maxMessageBytes`.
+    public var closedTooLarge = 0
+    /// Closed with 1003: a binary frame.
+    public var closedBinary = 0
+    /// Accepted, then gone before a complete request (timeouts, slowloris, scanners).
+    public var incompleteHandshakes = 0
 }

@@ -28,6 +28,12 @@ public final class WebServer {
     var vhost: OpaquePointer?
     public private(set) var port = 0
     var connections: [UInt64: Connection] = [:]
+    /// Accepted sockets that have not made a request yet, with when they
+    /// were accepted (see ServerCallback and `sweepHandshakes`).
+    var unannounced: [OpaquePointer: UInt64] = [:]
+    var handshakeSweepArmed = false
+    /// What the transport refused on its own, for `/metrics`.
+    public internal(set) var counters = TransportCounters()
     var exchanges: [UInt64: HTTPState] = [:]
     var nextID: UInt64 = 1
     var stopping = false
@@ -138,7 +144,8 @@ public final class WebServer {
         vi.protocols = UnsafePointer(table)
         vi.server_string = cString(config.serverName)
         vi.retry_and_idle_policy = UnsafePointer(policy)
-        vi.timeout_secs = 10
+        // Bounds unfinished handshakes (slowloris) and other lws round trips.
+        vi.timeout_secs = UInt32(max(config.handshakeTimeout, 1))
         vi.keepalive_timeout = 30
         guard let vh = lws_create_vhost(ctx, &vi) else {
             lws_context_destroy(ctx)
@@ -208,6 +215,31 @@ public final class WebServer {
         guard let state = exchanges[id], state.response == nil else { return }
         state.response = response
         lws_callback_on_writable(state.wsi)
+    }
+
+    /// A socket was accepted: it has `handshakeTimeout` seconds to make its
+    /// request. lws 4.1.6's own timeouts leave a client that sends complete
+    /// header lines but never the blank line (slowloris) connected, so the
+    /// transport sweeps them itself, once a second while any are waiting.
+    func accepted(_ wsi: OpaquePointer) {
+        unannounced[wsi] = WritePacer.now()
+        guard !handshakeSweepArmed else { return }
+        handshakeSweepArmed = true
+        schedule(afterMicroseconds: 1_000_000) { [weak self] in self?.sweepHandshakes() }
+    }
+
+    private func sweepHandshakes() {
+        handshakeSweepArmed = false
+        let limit = UInt64(max(config.handshakeTimeout, 1)) * 1_000_000_000
+        let now = WritePacer.now()
+        for (wsi, since) in unannounced where now &- since >= limit {
+            // Counted when lws destroys it (WSI_DESTROY), like every unfinished handshake.
+            lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC)
+        }
+        if !unannounced.isEmpty {
+            handshakeSweepArmed = true
+            schedule(afterMicroseconds: 1_000_000) { [weak self] in self?.sweepHandshakes() }
+        }
     }
 
     /// Re-reads the certificate and key files (renewed on disk) into the

@@ -96,6 +96,8 @@ enum OptionTable {
                      apply: int(1...3600) { $0.slowClientSeconds = $1 }),
         ConfigOption(key: "ping-interval", value: "SECONDS", help: "idle seconds before a WebSocket PING; twice that without PONG drops the peer (default 30)",
                      apply: int(1...3600) { $0.transport.pingSeconds = $1; $0.transport.hangupSeconds = 2 * $1 }),
+        ConfigOption(key: "handshake-timeout", value: "SECONDS", help: "time a client has to finish its request or WebSocket handshake (default 10)",
+                     apply: int(1...600) { $0.transport.handshakeTimeout = $1 }),
         ConfigOption(key: "store-busy-timeout", value: "MS", help: "how long a commit waits for a store lock before failing (default 2000)",
                      apply: int(1...600_000) { $0.storeBusyMs = $1 }),
         ConfigOption(key: "shutdown-timeout", value: "SECONDS", help: "bound on a graceful shutdown (default 10)",

@@ -50,6 +50,11 @@ final class Metrics {
         for (code, n) in refused.sorted(by: { $0.key < $1.key }) {
             out += "foldsync_actions_refused_total{code=\"\(code)\"} \(n)\n"
         }
+        let t = hub.server.counters
+        out += "# HELP foldsync_transport_closes_total Connections the transport dropped by itself, by reason.\n# TYPE foldsync_transport_closes_total counter\n"
+        out += "foldsync_transport_closes_total{reason=\"message-too-large\"} \(t.closedTooLarge)\n"
+        out += "foldsync_transport_closes_total{reason=\"binary-frame\"} \(t.closedBinary)\n"
+        out += "foldsync_transport_closes_total{reason=\"incomplete-handshake\"} \(t.incompleteHandshakes)\n"
         metric("foldsync_auth_failures_total", "counter", "Tokens presented that matched none.", authFailures)
         metric("foldsync_auth_timeouts_total", "counter", "Connections closed for not authenticating in time.", authTimeouts)
         out += "# HELP foldsync_upgrades_refused_total WebSocket upgrades refused, by reason.\n# TYPE foldsync_upgrades_refused_total counter\n"

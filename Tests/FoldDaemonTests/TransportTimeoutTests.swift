@@ -1,0 +1,77 @@
+import Foundation
+import Glibc
+import Testing
+
+/// Peers that hold a connection without using it: a half-sent request
+/// (slowloris) and a WebSocket peer that never answers pings. Both are
+/// dropped on time, and the other clients are served meanwhile.
+@Suite struct TransportTimeoutTests {
+    /// A raw TCP connection to the daemon that sends `bytes` and then waits
+    /// (bounded) for the daemon to hang up. Returns the seconds it took, or
+    /// nil if the connection was still open at `timeout`.
+    static func secondsUntilHangUp(port: Int, sending bytes: [UInt8], timeout: Double) throws -> Double? {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw HarnessError("socket: \(errno)") }
+        defer { close(fd) }
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_port = in_port_t(UInt16(port).bigEndian)
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let rc = withUnsafePointer(to: &addr) { p in
+            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard rc == 0 else { throw HarnessError("connect: \(errno)") }
+        if !bytes.isEmpty { _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) } }
+        let start = Date()
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while Date().timeIntervalSince(start) < timeout {
+            var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&pfd, 1, 100) > 0 else { continue }
+            let n = recv(fd, &buffer, buffer.count, 0)
+            if n <= 0 { return Date().timeIntervalSince(start) }
+        }
+        return nil
+    }
+
+    @Test(arguments: [
+        "GET /ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\n",  // every line but the last blank one
+        "GET /ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgr",                    // stopped mid-header
+        "",                                                                // nothing at all
+    ])
+    func aHalfSentRequestIsDroppedAfterTheHandshakeTimeout(request: String) throws {
+        let d = try DaemonProcess(["--handshake-timeout", "2"])
+        defer { d.shutdown() }
+        let took = try Self.secondsUntilHangUp(port: d.port, sending: Array(request.utf8), timeout: 15)
+        let seconds = try #require(took, "the half-sent request was still connected after 15 s")
+        #expect(seconds >= 1.5, "dropped before its time: \(seconds) s")
+        // Others are served meanwhile, and the drop shows in the metrics.
+        let c = try d.connect()
+        #expect(try c.subscribe()["type"]?.stringValue == "snapshot")
+        let metrics = try d.http("GET", "/metrics").text
+        #expect((metric(#"foldsync_transport_closes_total{reason="incomplete-handshake"}"#, in: metrics) ?? 0) >= 1, "\(metrics)")
+    }
+
+    @Test func aPeerThatNeverAnswersPingsIsDropped() throws {
+        let d = try DaemonProcess(["--ping-interval", "1"])
+        defer { d.shutdown() }
+        let silent = try d.connect()
+        _ = try silent.subscribe()
+        let lively = try d.connect()
+        _ = try lively.subscribe()
+        // `lively` reads (and so answers PINGs) while `silent` reads nothing for 4 s.
+        let until = Date().addingTimeInterval(4)
+        while Date() < until { _ = try lively.recvText(timeout: 0.2) }
+        #expect(try silent.waitForClose(timeout: 5) == nil, "dropped without a close frame (lws' validity timeout)")
+        #expect(try lively.answer(Wire.action("toggle", id: "p", #""section":"s1""#), id: "p").type == "ack")
+    }
+
+    @Test func oversizedMessagesShowInTheMetrics() throws {
+        let d = try DaemonProcess(["--max-message-bytes", "4096"])
+        defer { d.shutdown() }
+        let c = try d.connect()
+        try c.send(String(repeating: "x", count: 5000))
+        #expect(try c.waitForClose() == 1009)
+        let metrics = try d.http("GET", "/metrics").text
+        #expect(metric(#"foldsync_transport_closes_total{reason="message-too-large"}"#, in: metrics) == 1, "\(metrics)")
+    }
+}
