@@ -162,6 +162,7 @@ public final class WebServer {
         guard let ctx = context else { return }
         timers.start()
         defer { timers.stop() }
+        if config.eventLoop == .libev { heartbeat() }
         if config.eventLoop == .poll {
             while !stopping, lws_service(ctx, 0) >= 0 {}
             waker.detach()
@@ -195,6 +196,18 @@ public final class WebServer {
     /// Runs `body` on the service thread after a delay. Service thread.
     public func schedule(afterMicroseconds us: Int64, _ body: @escaping () -> Void) {
         timers.schedule(afterMicroseconds: us, body)
+    }
+
+    /// libev only: lws' own timers (ping/pong validity, its timeouts) share
+    /// one ev_timer that 4.1.6 cannot move earlier while it runs (see
+    /// ServiceTimers), so a dead peer could outlive its hang-up time by
+    /// whatever later timer was armed first. Every fd event makes lws run its
+    /// due timers in libev's idle pass, so a wake-up once a second keeps them
+    /// within a second of their time. One wake-up for the whole daemon, not
+    /// one per connection.
+    private func heartbeat() {
+        guard !stopping else { return }
+        schedule(afterMicroseconds: 1_000_000) { [weak self] in self?.heartbeat() }
     }
 
     /// An lws timer, for what must run outside any wsi callback (destroying
