@@ -5,11 +5,18 @@ FOLDSYNC_WEB_PORT, FOLDSYNC_WEB_PIDFILE (the daemon's pid; rewritten when a
 test restarts the daemon, so run.sh always stops the current one),
 FOLDSYNC_WEB_DB, FOLDSYNC_WEB_LOG. Without them (running one file by hand)
 the harness starts its own daemon and stops it at exit.
+
+TokenDaemon is a second daemon whose configuration file holds tokens
+(FOLDSYNC_WEB_TOKEN_PORT, _PIDFILE, _DB, _LOG, _CONFIG, and the secrets in
+FOLDSYNC_WEB_SECRET_VIEWER, _EDITOR, _ADMIN, _OPSONLY); standalone, it writes
+that file itself.
 """
 import atexit
+import hashlib
 import json
 import os
 import re
+import secrets
 import signal
 import subprocess
 import tempfile
@@ -54,13 +61,18 @@ def conformance_dir():
 class Daemon:
     """The foldsyncd under test, which a test may stop and start again on the same port."""
 
+    ENV = "FOLDSYNC_WEB_"
+    config = None
+
     def __init__(self):
         self.proc = None
-        if os.environ.get("FOLDSYNC_WEB_PORT"):
-            self.port = int(os.environ["FOLDSYNC_WEB_PORT"])
-            self.pidfile = os.environ["FOLDSYNC_WEB_PIDFILE"]
-            self.db = os.environ["FOLDSYNC_WEB_DB"]
-            self.log = os.environ["FOLDSYNC_WEB_LOG"]
+        env = self.ENV
+        if os.environ.get(env + "PORT"):
+            self.port = int(os.environ[env + "PORT"])
+            self.pidfile = os.environ[env + "PIDFILE"]
+            self.db = os.environ[env + "DB"]
+            self.log = os.environ[env + "LOG"]
+            self.config = os.environ.get(env + "CONFIG")
         else:
             if not os.access(DAEMON, os.X_OK):
                 raise AssertionError(f"{DAEMON} is missing: run `swift build --product foldsyncd` first")
@@ -69,8 +81,12 @@ class Daemon:
             self.log = os.path.join(tmp, "daemon.log")
             self.pidfile = os.path.join(tmp, "daemon.pid")
             self.port = 0
+            self.prepare(tmp)
             self.start()
             atexit.register(self.stop)
+
+    def prepare(self, tmp):
+        """Standalone only: anything to write before the first start."""
 
     @property
     def pid(self):
@@ -83,7 +99,7 @@ class Daemon:
         logf = open(self.log, "ab")
         self.proc = subprocess.Popen(
             [DAEMON, "--listen", f"127.0.0.1:{self.port}", "--db", self.db,
-             "--web-root", os.path.join(ROOT, "clients", "web")],
+             "--web-root", os.path.join(ROOT, "clients", "web")] + (["--config", self.config] if self.config else []),
             cwd=ROOT, stdout=logf, stderr=subprocess.STDOUT, start_new_session=True)
         logf.close()
         with open(self.pidfile, "w") as f:
@@ -140,10 +156,12 @@ class Daemon:
         return f"http://127.0.0.1:{self.port}"
 
     # ---- HTTP API ----
-    def request(self, method, path, body=None):
+    def request(self, method, path, body=None, token=None):
         data = None if body is None else json.dumps(body).encode()
-        req = urllib.request.Request(self.base + path, data=data, method=method,
-                                     headers={"content-type": "application/json"})
+        headers = {"content-type": "application/json"}
+        if token is not None:
+            headers["authorization"] = f"Bearer {token}"
+        req = urllib.request.Request(self.base + path, data=data, method=method, headers=headers)
         try:
             with urllib.request.urlopen(req, timeout=10) as r:
                 raw = r.read()
@@ -152,13 +170,13 @@ class Daemon:
             raw = e.read()
             return e.code, (json.loads(raw) if raw else None), dict(e.headers)
 
-    def put_board(self, name, state):
-        status, body, _ = self.request("PUT", f"/api/boards/{name}", state)
+    def put_board(self, name, state, token=None):
+        status, body, _ = self.request("PUT", f"/api/boards/{name}", state, token=token)
         assert status == 200, (status, body)
         return body
 
-    def board(self, name):
-        status, body, _ = self.request("GET", f"/api/boards/{name}")
+    def board(self, name, token=None):
+        status, body, _ = self.request("GET", f"/api/boards/{name}", token=token)
         assert status == 200, (status, body)
         return body
 
@@ -166,6 +184,32 @@ class Daemon:
         status, body, _ = self.request("POST", f"/api/boards/{name}/actions", action)
         assert status == 200, (status, body)
         return body
+
+
+class TokenDaemon(Daemon):
+    """A second foldsyncd whose configuration holds tokens (see run.sh):
+    viewer (read,fold), editor (read,fold,edit; its secret holds a space and
+    a slash, so no subprotocol can carry it), admin (everything) and opsonly
+    (read,fold,edit on ops-* only). auth-timeout is 2 s."""
+
+    ENV = "FOLDSYNC_WEB_TOKEN_"
+    NAMES = ("viewer", "editor", "admin", "opsonly")
+
+    def __init__(self):
+        self.secrets = {n: os.environ.get(f"FOLDSYNC_WEB_SECRET_{n.upper()}") for n in self.NAMES}
+        super().__init__()
+
+    def prepare(self, tmp):
+        self.secrets = {"viewer": "v-" + secrets.token_urlsafe(18), "editor": f"e {secrets.token_urlsafe(18)}/x",
+                        "admin": "a-" + secrets.token_urlsafe(18), "opsonly": "o-" + secrets.token_urlsafe(18)}
+        h = lambda n: hashlib.sha256(self.secrets[n].encode()).hexdigest()
+        self.config = os.path.join(tmp, "tokens.conf")
+        with open(os.open(self.config, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w") as f:
+            f.write("auth-timeout = 2\n"
+                    f"token = viewer read,fold {h('viewer')}\n"
+                    f"token = editor read,fold,edit {h('editor')}\n"
+                    f"token = admin read,fold,edit,admin {h('admin')}\n"
+                    f"token = opsonly read,fold,edit {h('opsonly')} ops-*\n")
 
 
 def browser(width=1024, height=700):

@@ -342,6 +342,10 @@ class Dashboard(unittest.TestCase):
         self.open_board(d, name)
         for n in d.find_elements(By.CSS_SELECTOR, "[data-perm]"):
             self.assertNotIn("no-perm", n.get_attribute("class"))
+        # No tokens on this daemon: nothing about signing in shows.
+        self.assertFalse(d.find_element(By.ID, "signin-open").is_displayed())
+        self.assertFalse(d.find_element(By.ID, "signin").is_displayed())
+        self.assertFalse(d.find_element(By.ID, "st-user").is_displayed())
         # add
         d.find_element(By.ID, "add-title").send_keys("新しい section")
         d.find_element(By.CSS_SELECTOR, "#add-form button[type=submit]").click()
@@ -436,7 +440,7 @@ class Dashboard(unittest.TestCase):
     def test_files_served_with_types_etag_and_csp(self):
         for path, ctype in (("/", "text/html"), ("/b/default", "text/html"), ("/app.js", "text/javascript"),
                             ("/patch.js", "text/javascript"), ("/socket.js", "text/javascript"),
-                            ("/render.js", "text/javascript"), ("/style.css", "text/css")):
+                            ("/render.js", "text/javascript"), ("/auth.js", "text/javascript"), ("/style.css", "text/css")):
             status, _, headers = _get(path)
             self.assertEqual(status, 200, path)
             self.assertTrue(headers["content-type"].startswith(ctype), (path, headers["content-type"]))

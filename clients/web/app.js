@@ -3,7 +3,8 @@
 // RFC 6902 apply (patch.js). Speaks only the wire contract (PROTOCOL.md).
 
 import { applyPatch, parsePointer } from './patch.js';
-import { Connection, socketURL } from './socket.js';
+import { Connection, socketURL, handshake } from './socket.js';
+import { getToken, setToken, forgetToken, authHeaders, globMatches } from './auth.js';
 import { reconcile, renders, itemsToText, textToItems } from './render.js';
 
 const $ = (id) => document.getElementById(id);
@@ -17,15 +18,94 @@ const TEMPLATE = {
 };
 
 // ---- Permissions -----------------------------------------------------------
-// Every control that changes a board carries data-perm="edit". Which
-// permissions the current user holds is decided here alone; once the daemon
-// has tokens, this set comes from them, and the controls hide themselves.
-const permissions = new Set(['view', 'fold', 'edit']);
-export function allowed(perm) { return permissions.has(perm); }
+// Every control that changes a board carries data-perm: "fold" (toggle,
+// expand/collapse all), "edit" (add, remove, rename, reorder, items, mode) or
+// "admin" (create from JSON, replace, delete). Which permissions the current
+// user holds is decided here alone. A daemon with no tokens never sends
+// `authenticated`: everything is allowed. Once it does, the set is the
+// token's, limited to the boards its glob matches; while a token is set but
+// not yet confirmed, nothing is shown that might be refused.
+const ALL = ['read', 'fold', 'edit', 'admin'];
+let permissions = new Set(getToken() ? [] : ALL);
+let identity = null;   // { name, permissions, boards } from `authenticated`
+let scope = null;      // the board this page shows
+export function allowed(perm) {
+  if (!permissions.has(perm)) return false;
+  return !(identity && scope !== null && !globMatches(identity.boards, scope));
+}
 export function applyPermissions(root = document) {
   for (const node of root.querySelectorAll('[data-perm]')) {
     node.classList.toggle('no-perm', !allowed(node.dataset.perm));
   }
+  // Section headers stay (they show the board) but do not toggle without "fold".
+  const fold = allowed('fold');
+  for (const b of root.querySelectorAll('.sec-btn')) {
+    if (fold) b.removeAttribute('aria-disabled'); else b.setAttribute('aria-disabled', 'true');
+  }
+}
+function setPermissions(list, who = null) {
+  permissions = new Set(list);
+  identity = who;
+  applyPermissions();
+  showIdentity();
+}
+
+// ---- Signing in ------------------------------------------------------------
+// A small form under the status strip: a password-type field, "Use token" and
+// "Forget". It appears when the daemon refuses for want of a token, or on
+// request from the status strip once tokens are in play.
+let tokensInPlay = getToken() !== null;
+function showIdentity() {
+  const who = $('st-user');
+  const text = identity ? `signed in as ${identity.name}` : '';
+  who.textContent = text;
+  who.hidden = text === '';
+  $('signin-open').textContent = getToken() ? 'Token…' : 'Sign in';
+  $('signin-open').hidden = !(tokensInPlay || identity || getToken());
+  $('token-forget').disabled = !getToken();
+}
+function showSignIn(message) {
+  tokensInPlay = true;
+  $('signin-msg').textContent = message || '';
+  $('signin-msg').hidden = !message;
+  $('signin').hidden = false;
+  $('signin-open').setAttribute('aria-expanded', 'true');
+  document.body.dataset.auth = message ? 'needed' : 'open';
+  showIdentity();
+  const a = document.activeElement;
+  if (!a || a === document.body) $('token-input').focus({ preventScroll: true });
+}
+function hideSignIn() {
+  $('signin').hidden = true;
+  $('signin-open').setAttribute('aria-expanded', 'false');
+  delete document.body.dataset.auth;
+}
+function wireSignIn(onChange) {
+  $('signin-open').addEventListener('click', () => {
+    if ($('signin').hidden) { showSignIn(''); $('token-input').focus(); } else hideSignIn();
+  });
+  $('signin').addEventListener('submit', (e) => {
+    e.preventDefault();
+    const input = $('token-input');
+    const secret = input.value.trim();
+    input.value = '';
+    if (!secret) { showSignIn('Enter a token first.'); return; }
+    if (!setToken(secret)) { toast('This browser does not allow session storage: the token cannot be kept.'); return; }
+    hideSignIn();
+    setPermissions([], null);   // until the daemon says what this token may do
+    onChange();
+  });
+  $('token-forget').addEventListener('click', () => {
+    forgetToken();
+    $('token-input').value = '';
+    hideSignIn();
+    setPermissions([], null);   // until the daemon says what we may do without one
+    onChange();
+  });
+  showIdentity();
+}
+function mayNot(what) {
+  return `This token${identity ? ` (“${identity.name}”)` : ''} may not ${what}.`;
 }
 
 // ---- Small UI helpers ------------------------------------------------------
@@ -67,14 +147,20 @@ class BoardPage {
     this.lastChange = null;
     this.retryAt = 0;
     this.lastFocus = null; // section id whose header had focus, restored after reconnects
+    this.authed = false;   // this connection proved a token (`authenticated`)
+    this.known = false;    // we know what this connection may do
+    this.needToken = false; // refused for want of a (valid) token: wait for the user
     this.sections = $('sections');
     this.conn = new Connection(socketURL(), {
       onOpen: () => this.subscribe(),
       onMessage: (m) => this.onMessage(m),
       onState: (s) => this.onState(s),
+      onClose: (e) => this.onClose(e),
+      token: getToken,
     });
-    window.foldsync = { page: this, renders };
+    window.foldsync = { page: this, renders, allowed };
     this.wire();
+    wireSignIn(() => this.tokenChanged());
     this.conn.open();
     setInterval(() => this.tick(), 1000);
   }
@@ -84,6 +170,51 @@ class BoardPage {
     const msg = { type: 'subscribe', board: this.board };
     if (this.doc !== null && this.epoch !== null) msg.since = { epoch: this.epoch, rev: this.rev };
     this.conn.send(msg);
+  }
+
+  // A 1008 (policy) close, or any close after a refusal for want of a
+  // token, waits for the user to sign in instead of reconnecting.
+  onClose(e) {
+    if (this.needToken) return false;
+    if (e.code === 1008 && !this.authed) {
+      this.needSignIn();
+      return false;
+    }
+    return true;
+  }
+
+  needSignIn() {
+    this.needToken = true;
+    this.clearBoard();
+    setPermissions([], null);
+    showSignIn(getToken()
+      ? 'The daemon did not accept this token. Enter another one.'
+      : 'This board needs an access token. Enter one to see it.');
+    this.tick();
+  }
+
+  tokenChanged() {
+    this.needToken = false;
+    this.authed = false;
+    this.known = false;
+    this.clearBoard();
+    this.conn.restart();
+  }
+
+  clearBoard() {
+    this.doc = null;
+    this.epoch = null;
+    this.rev = null;
+    this.pending.clear();
+    this.sections.replaceChildren();
+    renders.clear();
+    $('missing').hidden = true;
+    $('sections-empty').hidden = true;
+    $('json-form').hidden = true;
+    setStatus('rev', '');
+    setStatus('viewers', '');
+    this.lastChange = null;
+    setStatus('last', '');
   }
 
   onState({ state, retryAt }) {
@@ -101,10 +232,12 @@ class BoardPage {
 
   tick() {
     const s = this.conn.state;
-    if (s === 'open') setStatus('conn', 'connected');
+    if (this.needToken) setStatus('conn', 'signed out: a token is needed');
+    else if (s === 'open') setStatus('conn', 'connected');
     else if (s === 'connecting') setStatus('conn', 'connecting…');
+    else if (s === 'stopped') setStatus('conn', 'not connected');
     else setStatus('conn', `reconnecting in ${Math.max(0, Math.ceil((this.retryAt - Date.now()) / 1000))}s`);
-    $('st-conn').className = `conn ${s}`;
+    $('st-conn').className = `conn ${this.needToken ? 'stopped' : s}`;
     if (this.lastChange) setStatus('last', `last change ${time(this.lastChange.at)}${this.lastChange.what}`);
   }
 
@@ -122,15 +255,34 @@ class BoardPage {
   onMessage(m) {
     if (m.board !== undefined && m.board !== this.board) return;
     switch (m.type) {
-      case 'hello': this.session = m.session; break;
-      case 'snapshot': this.onSnapshot(m); break;
-      case 'patch': this.onPatch(m); break;
+      case 'hello': this.session = m.session; this.authed = false; this.known = false; break;
+      case 'authenticated': this.onAuthenticated(m); break;
+      case 'snapshot': this.learnAnonymous(); this.onSnapshot(m); break;
+      case 'patch': this.learnAnonymous(); this.onPatch(m); break;
       case 'presence': setStatus('viewers', `${m.viewers} viewer${m.viewers === 1 ? '' : 's'}`); break;
       case 'ack': this.onAck(m); break;
       case 'error': this.onError(m); break;
       case 'deleted': this.onDeleted(); break;
       default: break; // the daemon may add message types
     }
+  }
+
+  onAuthenticated(m) {
+    this.authed = true;
+    this.known = true;
+    this.needToken = false;
+    hideSignIn();
+    const perms = Array.isArray(m.permissions) ? m.permissions : [];
+    setPermissions(perms, { name: String(m.name), permissions: perms, boards: typeof m.boards === 'string' ? m.boards : '*' });
+    this.tick();
+  }
+
+  // Data without `authenticated` first: the daemon has no tokens, all is allowed.
+  learnAnonymous() {
+    if (this.known) return;
+    this.known = true;
+    tokensInPlay = getToken() !== null;
+    setPermissions(ALL, null);
   }
 
   onSnapshot(m) {
@@ -179,7 +331,20 @@ class BoardPage {
     const what = m.id ? this.pending.get(m.id) : null;
     if (m.id) this.pending.delete(m.id);
     if (m.code === 'not_found' && !m.id && this.doc === null) { this.onDeleted(); return; }
+    if (m.code === 'forbidden') { this.onForbidden(m, what); return; }
     toast(`${what ? `${what}: ` : ''}${m.message} (${m.code})`);
+  }
+
+  onForbidden(m, what) {
+    if (!this.authed) { this.needSignIn(); return; }   // no valid token on this connection
+    if (!m.id) {
+      // The subscribe: this token does not reach this board.
+      this.clearBoard();
+      setBanner(true, mayNot('read this board'));
+      showSignIn(`${mayNot('read this board')} Enter another token to see it.`);
+      return;
+    }
+    toast(mayNot(what || 'do that'));
   }
 
   onDeleted() {
@@ -217,7 +382,7 @@ class BoardPage {
       const node = btn.closest('.section');
       const id = node.dataset.id;
       if (btn.classList.contains('sec-btn')) {
-        this.send({ type: 'toggle', section: id }, 'toggle');
+        if (allowed('fold')) this.send({ type: 'toggle', section: id }, 'fold sections');
         return;
       }
       const title = this.doc.sections[this.sectionIndex(id)]?.title ?? id;
@@ -353,17 +518,71 @@ function describe(ops, next) {
 // ---- The list of boards ----------------------------------------------------
 class ListPage {
   constructor() {
+    this.needToken = false;
+    this.probed = null;   // the token whose permissions were asked for
     $('create-json').value = JSON.stringify(TEMPLATE, null, 2);
     $('create-form').addEventListener('submit', (e) => { e.preventDefault(); this.create(); });
     $('refresh').addEventListener('click', () => this.load());
+    wireSignIn(() => { this.needToken = false; this.probed = null; this.load(); });
+    window.foldsync = { page: this, allowed };
     this.load();
-    setInterval(() => this.load(), 5000);
+    setInterval(() => { if (!this.needToken) this.load(); }, 5000);
+  }
+
+  // 401: no (valid) token. Show nothing, ask for one, stop polling until then.
+  signedOut() {
+    this.needToken = true;
+    setPermissions([], null);
+    const list = $('boards');
+    list.replaceChildren();
+    delete list.dataset.key;
+    $('no-boards').hidden = true;
+    setBanner(false);
+    setStatus('conn', 'signed out: a token is needed');
+    $('st-conn').className = 'conn stopped';
+    setStatus('rev', '');
+    setStatus('last', '');
+    showSignIn(getToken()
+      ? 'The daemon did not accept this token. Enter another one.'
+      : 'This server needs an access token to list boards. Enter one.');
+  }
+
+  // HTTP says nothing of permissions: ask a WebSocket once per token. A
+  // daemon without tokens sends no `authenticated`: everything is allowed.
+  probe() {
+    const secret = getToken();
+    if (!secret) { tokensInPlay = false; setPermissions(ALL, null); return; }
+    if (this.probed === secret) return;
+    this.probed = secret;
+    const { protocols, auth } = handshake(secret);
+    let ws;
+    try { ws = new WebSocket(socketURL(), protocols); } catch { return; }
+    let timer = null;
+    const finish = () => { clearTimeout(timer); try { ws.close(1000); } catch { /* closing */ } };
+    ws.onopen = () => { if (auth) ws.send(JSON.stringify(auth)); };
+    ws.onmessage = (event) => {
+      for (const line of String(event.data).split('\n')) {
+        let m;
+        try { m = JSON.parse(line); } catch { continue; }
+        if (m.type === 'authenticated') {
+          const perms = Array.isArray(m.permissions) ? m.permissions : [];
+          setPermissions(perms, { name: String(m.name), permissions: perms, boards: typeof m.boards === 'string' ? m.boards : '*' });
+          finish();
+        } else if (m.type === 'hello') {
+          // `authenticated` follows `hello` at once when the token is good.
+          timer = setTimeout(() => { setPermissions(ALL, null); finish(); }, 1500);
+        } else if (m.type === 'error') {
+          finish();
+        }
+      }
+    };
   }
 
   async load() {
     let body;
     try {
-      const r = await fetch('/api/boards', { cache: 'no-store' });
+      const r = await fetch('/api/boards', { cache: 'no-store', headers: authHeaders() });
+      if (r.status === 401) { this.signedOut(); return; }
       if (!r.ok) throw new Error(`HTTP ${r.status}`);
       body = await r.json();
     } catch (e) {
@@ -374,6 +593,8 @@ class ListPage {
       return;
     }
     setBanner(false);
+    if (document.body.dataset.auth === 'needed') hideSignIn();
+    this.probe();
     $('controls').disabled = false;
     setStatus('conn', 'connected');
     $('st-conn').className = 'conn open';
@@ -404,8 +625,10 @@ class ListPage {
     try { state = JSON.parse($('create-json').value); } catch (e) { toast(`Not JSON: ${e.message}`); return; }
     try {
       const r = await fetch(`/api/boards/${encodeURIComponent(name)}`, {
-        method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(state),
+        method: 'PUT', headers: authHeaders({ 'content-type': 'application/json' }), body: JSON.stringify(state),
       });
+      if (r.status === 401) { this.signedOut(); return; }
+      if (r.status === 403) { toast(mayNot(`create the board “${name}”`)); return; }
       if (!r.ok) {
         const err = await r.json().catch(() => ({ message: `HTTP ${r.status}`, code: '' }));
         toast(`${err.message} (${err.code})`);
@@ -425,6 +648,7 @@ function start() {
     document.title = `${board} · foldsync`;
     $('crumb').textContent = board;
     $('board-view').hidden = false;
+    scope = board;
     if (!NAME.test(board)) { toast('Not a valid board name.'); return; }
     new BoardPage(board);
   } else {

@@ -2,6 +2,13 @@
 // URL, batched frames split on "\n", and reconnection with capped exponential
 // backoff and jitter. What to (re)subscribe to is the caller's business
 // (onOpen), so a resume can carry `since`.
+//
+// Tokens (PROTOCOL.md, "Tokens"): a browser cannot set headers on a
+// WebSocket, so the secret travels as a second offered subprotocol
+// `token.SECRET` (the daemon answers with `foldsync.v1` alone), or, when the
+// secret holds characters a subprotocol may not (RFC 6455 wants an RFC 2616
+// token: no separators, no spaces), as a first `auth` message. The secret is
+// never put in the URL and never logged.
 
 export const BACKOFF_BASE_MS = 500;
 export const BACKOFF_CAP_MS = 15000;
@@ -16,9 +23,23 @@ export function backoffDelay(attempt, random = Math.random) {
   return Math.round(ceiling / 2 + random() * (ceiling / 2));
 }
 
+// RFC 2616 `token`: visible ASCII except separators.
+const SUBPROTOCOL_TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+export function tokenFitsSubprotocol(secret) { return SUBPROTOCOL_TOKEN.test(`token.${secret}`); }
+
+// The subprotocols to offer, and the first message to send (or null).
+export function handshake(secret) {
+  const protocols = ['foldsync.v1.batch', 'foldsync.v1'];
+  if (!secret) return { protocols, auth: null };
+  if (tokenFitsSubprotocol(secret)) return { protocols: [...protocols, `token.${secret}`], auth: null };
+  return { protocols, auth: { type: 'auth', token: secret } };
+}
+
 export class Connection {
   // handlers: onOpen(), onMessage(msg), onState({state, retryAt}) with
-  // state one of "connecting", "open", "waiting".
+  // state one of "connecting", "open", "waiting", "stopped";
+  // token() -> the secret to present, or null; onClose(event) -> false to
+  // stop instead of scheduling a retry (e.g. a 1008 for want of a token).
   constructor(url, handlers) {
     this.url = url;
     this.handlers = handlers;
@@ -26,6 +47,9 @@ export class Connection {
     this.attempt = 0;
     this.timer = null;
     this.state = 'connecting';
+    this.opens = 0;          // connection attempts, for tests
+    this.lastClose = null;   // { code, reason } of the last close
+    this.authByMessage = false;
     window.addEventListener('online', () => { if (this.state === 'waiting') this.connectNow(); });
   }
 
@@ -35,21 +59,48 @@ export class Connection {
     this.open();
   }
 
+  // Drops the current socket (if any) and connects at once: a new token.
+  restart() {
+    this.drop();
+    this.connectNow();
+  }
+
+  // Drops the current socket and does not reconnect until told to.
+  stop() {
+    this.drop();
+    clearTimeout(this.timer);
+    this.timer = null;
+    this.setState('stopped');
+  }
+
+  drop() {
+    const ws = this.ws;
+    this.ws = null;
+    if (ws) { try { ws.close(1000); } catch { /* already closing */ } }
+  }
+
   open() {
     this.setState('connecting');
+    const secret = this.handlers.token ? this.handlers.token() : null;
+    const { protocols, auth } = handshake(secret);
+    this.authByMessage = auth !== null;
+    this.opens += 1;
     let ws;
     try {
-      ws = new WebSocket(this.url, ['foldsync.v1.batch', 'foldsync.v1']);
+      ws = new WebSocket(this.url, protocols);
     } catch (e) {
       this.scheduleRetry();
       return;
     }
     this.ws = ws;
     ws.onopen = () => {
+      if (this.ws !== ws) return;
+      if (auth) ws.send(JSON.stringify(auth));
       this.setState('open');
       this.handlers.onOpen();
     };
     ws.onmessage = (event) => {
+      if (this.ws !== ws) return;
       if (typeof event.data !== 'string') return;
       for (const line of event.data.split('\n')) {
         if (!line) continue;
@@ -58,9 +109,16 @@ export class Connection {
         this.handlers.onMessage(msg);
       }
     };
-    ws.onclose = () => {
+    ws.onclose = (event) => {
       if (this.ws !== ws) return;
       this.ws = null;
+      this.lastClose = { code: event.code, reason: event.reason };
+      if (this.handlers.onClose && this.handlers.onClose(event) === false) {
+        clearTimeout(this.timer);
+        this.timer = null;
+        this.setState('stopped');
+        return;
+      }
       this.scheduleRetry();
     };
   }
