@@ -41,6 +41,26 @@ import Testing
         #expect(eventually { (try? d.connect()) != nil })
     }
 
+    /// Loopback peers are not counted by default (every local client shares
+    /// the address); counting them lets the per-address limit be seen from here.
+    @Test func maxConnectionsPerIPRefusesTheNextUpgradeFromThatAddress() throws {
+        let uncounted = try DaemonProcess(["--max-connections-per-ip", "2"])
+        defer { uncounted.shutdown() }
+        let local = try (0..<3).map { _ in try uncounted.connect() }
+        #expect(local.count == 3, "loopback is not counted by default")
+
+        let d = try DaemonProcess(["--max-connections-per-ip", "2", "--per-ip-counts-loopback", "true"])
+        defer { d.shutdown() }
+        var open = try (0..<2).map { _ in try d.connect() }
+        #expect(try TestSocket.refusal(port: d.port) == 503)
+        let m = try d.http("GET", "/metrics").text
+        #expect(m.contains(#"foldsync_upgrades_refused_total{reason="max-connections-per-ip"} 1"#), "\(m)")
+        try open[1].sendClose()
+        #expect(try open[1].waitForClose() == 1000)
+        open.removeLast()
+        #expect(eventually { (try? d.connect()) != nil }, "a slot frees when a connection from that address closes")
+    }
+
     @Test func aFloodIsRateLimitedAndTheConnectionStays() throws {
         let d = try DaemonProcess(["--max-actions-per-second", "5", "--action-burst", "5"])
         defer { d.shutdown() }
@@ -61,6 +81,7 @@ import Testing
         #expect(try c.answer(Wire.action("toggle", id: "after", #""section":"s1""#), id: "after").type == "ack")
         let m = try d.http("GET", "/metrics").text
         #expect(m.contains(#"foldsync_actions_refused_total{code="rate_limited"}"#), "\(m)")
+        #expect((metric(#"foldsync_limit_hits_total{limit="max-actions-per-second"}"#, in: m) ?? 0) == Double(limited), "\(m)")
     }
 
     @Test func maxSubscriptionsRefusesTheNextBoardAsInvalid() throws {
@@ -74,6 +95,8 @@ import Testing
         try c.send(Wire.subscribe("b2"))
         let e = try c.recvSkippingPresence()
         #expect(e.type == "error" && e.code == "invalid", "\(e)")
+        let m = try d.http("GET", "/metrics").text
+        #expect(metric(#"foldsync_limit_hits_total{limit="max-subscriptions"}"#, in: m) == 1, "\(m)")
         // Subscribing again to one already held is not a new subscription; leaving one frees a place.
         try c.subscribe("b1")
         try c.send(#"{"type":"unsubscribe","board":"b1"}"#)

@@ -38,8 +38,10 @@ public struct DaemonConfig: Sendable {
     /// Seconds a WebSocket client has to present a token before it is closed (1008).
     public var authTimeout = 10
     public var maxConnections = 100_000
-    /// Per peer address; loopback peers are not counted (a local proxy is one address).
+    /// Per peer address; loopback peers are not counted (a local proxy is one address) ...
     public var maxConnectionsPerIP = 1_000
+    /// ... unless this says so.
+    public var perIPCountsLoopback = false
     /// Sustained messages per second per connection (a token bucket) ...
     public var maxActionsPerSecond = 100
     /// ... and how many may come at once.

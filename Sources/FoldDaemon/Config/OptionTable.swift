@@ -130,6 +130,8 @@ enum OptionTable {
                      apply: int(1...10_000_000) { $0.maxConnections = $1 }),
         ConfigOption(key: "max-connections-per-ip", value: "N", help: "WebSocket connections per peer address, loopback not counted (default 1000)",
                      apply: int(1...10_000_000) { $0.maxConnectionsPerIP = $1 }),
+        ConfigOption(key: "per-ip-counts-loopback", value: "BOOL", help: "count loopback peers against max-connections-per-ip too (default false)",
+                     apply: bool { $0.perIPCountsLoopback = $1 }),
         ConfigOption(key: "max-actions-per-second", value: "N", help: "messages per second per connection, sustained (default 100; over: rate_limited)",
                      apply: int(1...1_000_000) { $0.maxActionsPerSecond = $1 }),
         ConfigOption(key: "action-burst", value: "N", help: "messages a connection may send at once (default 200)",

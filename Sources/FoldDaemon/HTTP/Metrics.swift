@@ -12,6 +12,7 @@ final class Metrics {
     var httpRequests = 0
     var refused: [String: Int] = [:]
     var upgradesRefused: [String: Int] = [:]
+    var limitHits: [String: Int] = [:]
     var authFailures = 0
     var authTimeouts = 0
     /// Commit latency histogram: upper bounds in seconds, and counts per bucket.
@@ -55,6 +56,10 @@ final class Metrics {
         out += "foldsync_transport_closes_total{reason=\"message-too-large\"} \(t.closedTooLarge)\n"
         out += "foldsync_transport_closes_total{reason=\"binary-frame\"} \(t.closedBinary)\n"
         out += "foldsync_transport_closes_total{reason=\"incomplete-handshake\"} \(t.incompleteHandshakes)\n"
+        out += "# HELP foldsync_limit_hits_total Messages refused by a per-connection limit, by limit.\n# TYPE foldsync_limit_hits_total counter\n"
+        for (limit, n) in limitHits.sorted(by: { $0.key < $1.key }) {
+            out += "foldsync_limit_hits_total{limit=\"\(limit)\"} \(n)\n"
+        }
         metric("foldsync_auth_failures_total", "counter", "Tokens presented that matched none.", authFailures)
         metric("foldsync_auth_timeouts_total", "counter", "Connections closed for not authenticating in time.", authTimeouts)
         out += "# HELP foldsync_upgrades_refused_total WebSocket upgrades refused, by reason.\n# TYPE foldsync_upgrades_refused_total counter\n"

@@ -13,11 +13,17 @@ extension Hub {
             metrics.upgradesRefused["max-connections", default: 0] += 1
             return 503
         }
-        if !ConfigSources.isLoopback(peer), connectionsPerIP[peer, default: 0] >= config.maxConnectionsPerIP {
+        if countsPerIP(peer), connectionsPerIP[peer, default: 0] >= config.maxConnectionsPerIP {
             metrics.upgradesRefused["max-connections-per-ip", default: 0] += 1
             return 503
         }
         return nil
+    }
+
+    /// Loopback peers are one address for every local client (a proxy, the
+    /// benchmark), so they are not counted unless configured.
+    func countsPerIP(_ peer: String) -> Bool {
+        config.perIPCountsLoopback || !ConfigSources.isLoopback(peer)
     }
 
     /// The daemon's own origin (the page it served), or one configured.

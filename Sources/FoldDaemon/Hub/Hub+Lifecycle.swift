@@ -67,6 +67,7 @@ extension Hub {
         note("auth-timeout", old.authTimeout, new.authTimeout, live: true)
         note("max-connections", old.maxConnections, new.maxConnections, live: true)
         note("max-connections-per-ip", old.maxConnectionsPerIP, new.maxConnectionsPerIP, live: true)
+        note("per-ip-counts-loopback", old.perIPCountsLoopback, new.perIPCountsLoopback, live: true)
         note("max-actions-per-second", old.maxActionsPerSecond, new.maxActionsPerSecond, live: true)
         note("action-burst", old.actionBurst, new.actionBurst, live: true)
         note("max-subscriptions", old.maxSubscriptions, new.maxSubscriptions, live: true)

@@ -7,6 +7,7 @@ extension Hub {
     func handle(_ bytes: UnsafeRawBufferPointer, from s: Session) {
         metrics.messagesReceived += 1
         guard takeToken(s) else {
+            metrics.limitHits["max-actions-per-second", default: 0] += 1
             refuse(s, WireError(.rateLimited, "over \(config.maxActionsPerSecond) messages per second"))
             return
         }
@@ -53,6 +54,7 @@ extension Hub {
         }
         if !s.subscriptions.contains(name) {
             guard s.subscriptions.count < config.maxSubscriptions else {
+                metrics.limitHits["max-subscriptions", default: 0] += 1
                 refuse(s, WireError(.invalid, "at most \(config.maxSubscriptions) subscriptions per connection", board: name))
                 return
             }

@@ -60,7 +60,10 @@ extension Hub: WebServerDelegate {
     func opened(_ connection: Connection) {
         let s = Session(connection: connection, burst: config.actionBurst, now: Self.nowNs())
         sessions[connection.id] = s
-        if !ConfigSources.isLoopback(s.peerIP) { connectionsPerIP[s.peerIP, default: 0] += 1 }
+        if countsPerIP(s.peerIP) {
+            s.countedPerIP = true
+            connectionsPerIP[s.peerIP, default: 0] += 1
+        }
         metrics.connectionsOpened += 1
         logger.debug("connection \(s.name) from \(connection.peer)\(connection.batching ? " (batching)" : "")")
         connection.send(OutFrame(ServerMessage.hello(server: "foldsyncd/\(DaemonVersion.string)", session: s.name)))
@@ -78,7 +81,7 @@ extension Hub: WebServerDelegate {
         for name in s.subscriptions { removeSubscriber(s, from: name) }
         stalled.remove(connection.id)
         unauthenticated.remove(connection.id)
-        if let n = connectionsPerIP[s.peerIP] { connectionsPerIP[s.peerIP] = n > 1 ? n - 1 : nil }
+        if s.countedPerIP, let n = connectionsPerIP[s.peerIP] { connectionsPerIP[s.peerIP] = n > 1 ? n - 1 : nil }
         logger.debug("connection \(s.name) closed")
     }
 

@@ -17,8 +17,9 @@ final class Session {
     /// The rate limiter's bucket (see `Hub.takeToken`).
     var bucket: Double
     var bucketUpdatedNs: UInt64
-    /// The peer address, counted against `max-connections-per-ip`.
+    /// The peer address, counted against `max-connections-per-ip` when `countedPerIP`.
     let peerIP: String
+    var countedPerIP = false
 
     init(connection: Connection, burst: Int, now: UInt64) {
         self.connection = connection
