@@ -28,8 +28,9 @@ let package = Package(
         .target(name: "FoldStore", dependencies: ["FoldCore", "CSQLite"]),
         .target(name: "FoldDaemon", dependencies: ["FoldCore", "FoldTransport", "FoldStore"]),
         .executableTarget(name: "foldsyncd", dependencies: ["FoldDaemon"]),
-        // The load generator: its own epoll WebSocket client, no libwebsockets.
-        .executableTarget(name: "foldsync-bench", dependencies: ["FoldCore", "CBenchLinux"]),
+        // The load generator: its own epoll WebSocket client (the default), or
+        // FoldTransport's libwebsockets client with `--client lws`.
+        .executableTarget(name: "foldsync-bench", dependencies: ["FoldCore", "FoldTransport", "CBenchLinux"]),
         .target(name: "FoldClient", dependencies: ["FoldCore", "CTerminal"]),
         .executableTarget(name: "foldsync", dependencies: ["FoldCore", "FoldClient", "FoldTransport", "CTerminal"]),
         .testTarget(name: "FoldCoreTests", dependencies: ["FoldCore"]),

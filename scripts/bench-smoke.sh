@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Smoke test of the benchmark: starts the debug daemon on port 0 with a temp
-# store, runs foldsync-bench for 2 s with 50 connections, and fails unless
-# delivery was complete. Every wait is bounded.
+# store, runs foldsync-bench for 2 s with 50 connections on each client
+# (--client epoll, then --client lws), and fails unless delivery was complete.
+# Every wait is bounded.
 #   scripts/bench-smoke.sh            (builds the debug products first)
 #   BUILD=0 scripts/bench-smoke.sh    (uses what is built)
 set -euo pipefail
@@ -41,12 +42,18 @@ if [[ -z "$port" ]]; then
     exit 1
 fi
 
-summary="$(timeout 60 "$bin/foldsync-bench" --url "ws://127.0.0.1:$port/ws" --pid "$daemon_pid" \
-    --connections 50 --rate 20 --duration 2 --warmup 0.5 --json)" || true
-echo "$summary"
-if [[ "$summary" == *'"completeness_percent":100.000'* && "$summary" == *'"complete":true'* ]]; then
-    echo "bench-smoke: complete delivery" >&2
-    exit 0
-fi
-echo "bench-smoke: delivery was not complete" >&2
-exit 1
+# Each client in turn: the benchmark's own epoll loop, then libwebsockets'.
+status=0
+for client in epoll lws; do
+    summary="$(timeout 60 "$bin/foldsync-bench" --url "ws://127.0.0.1:$port/ws" --pid "$daemon_pid" \
+        --connections 50 --rate 20 --duration 2 --warmup 0.5 --client "$client" --json)" || true
+    echo "$summary"
+    if [[ "$summary" == *'"completeness_percent":100.000'* && "$summary" == *'"complete":true'* \
+          && "$summary" == *"\"client\":\"$client\""* && "$summary" == *'"subprotocol":"foldsync.v1.batch"'* ]]; then
+        echo "bench-smoke: complete delivery (--client $client)" >&2
+    else
+        echo "bench-smoke: delivery was not complete (--client $client)" >&2
+        status=1
+    fi
+done
+exit "$status"

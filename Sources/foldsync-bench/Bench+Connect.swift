@@ -19,6 +19,11 @@ extension Bench {
 
     func startConnect(_ p: Peer) {
         inFlight += 1
+        if let lws {
+            p.state = .handshaking
+            lws.connect(p)
+            return
+        }
         do {
             p.fd = try System.startConnect(address)
             try epoll.add(p.fd, token: UInt64(p.slot), events: Epoll.readable | Epoll.writable)
@@ -34,7 +39,7 @@ extension Bench {
         guard err == 0 else { return fail(p, "connect: \(String(cString: strerror(err)))") }
         p.state = .handshaking
         let key = base64(slot: p.slot)
-        let offer = config.batch ? "foldsync.v1.batch, foldsync.v1" : "foldsync.v1"
+        let offer = config.offer.joined(separator: ", ")
         let request = "GET \(config.path) HTTP/1.1\r\nHost: \(config.host):\(config.port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: \(key)\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Protocol: \(offer)\r\n\r\n"
         p.tx.append(contentsOf: request.utf8)
         flush(p)
@@ -94,6 +99,8 @@ extension Bench {
     }
 
     func closePeer(_ p: Peer) {
+        // lws reports the end in `closed`, which counts it and drops the socket.
+        p.socket?.close()
         if p.fd >= 0 {
             epoll.remove(p.fd)
             close(p.fd)

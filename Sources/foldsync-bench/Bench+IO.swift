@@ -4,12 +4,14 @@ import Glibc
 extension Bench {
     /// Queues one masked text frame and tries to write it now.
     func send(_ p: Peer, text: [UInt8]) {
+        if let s = p.socket { return s.send(text) }
         WebSocketFrame.append(opcode: WebSocketFrame.text, payload: text, mask: p.mask, to: &p.tx)
         flush(p)
     }
 
     /// Writes what the socket takes; asks for EPOLLOUT only while bytes remain.
     func flush(_ p: Peer) {
+        guard p.fd >= 0 else { return }  // lws writes from its own callback
         while p.txOffset < p.tx.count {
             let r = p.tx.withUnsafeBytes { System.write(p.fd, $0.baseAddress! + p.txOffset, $0.count - p.txOffset) }
             switch r {

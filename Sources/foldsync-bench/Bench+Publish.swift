@@ -7,7 +7,7 @@ extension Bench {
         pubIntervalNs = 1e9 / rate
         pubCount = count
         pubSent = 0
-        timer.arm(atNs: startNs)
+        armPublishTimer(atNs: startNs)
     }
 
     func scheduledNs(_ i: Int) -> UInt64 { pubStartNs &+ UInt64(Double(i) * pubIntervalNs) }
@@ -33,7 +33,7 @@ extension Bench {
         }
         flush(p)
         if pubSent < pubCount {
-            timer.arm(atNs: scheduledNs(pubSent))
+            armPublishTimer(atNs: scheduledNs(pubSent))
         } else {
             lastSendNs = System.nowNs()
         }
@@ -55,7 +55,12 @@ extension Bench {
         let pad = titleLength - (action.count - titleStart)
         if pad > 0 { action.append(contentsOf: repeatElement(UInt8(ascii: "."), count: pad)) }
         JSONWriter.appendRaw("\"}", to: &action)
+        if let s = p.socket { return s.send(action) }
         WebSocketFrame.append(opcode: WebSocketFrame.text, payload: action, mask: p.mask, to: &p.tx)
+    }
+
+    func armPublishTimer(atNs t: UInt64) {
+        if let lws { lws.arm(atNs: t) } else { timer.arm(atNs: t) }
     }
 
     /// Pads titles so the average patch seen so far comes out at `patchBytes`.

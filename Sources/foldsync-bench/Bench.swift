@@ -2,7 +2,8 @@ import FoldCore
 import CBenchLinux
 import Glibc
 
-/// The load generator: one thread, one epoll, every connection non-blocking.
+/// The load generator: one thread, one epoll, every connection non-blocking
+/// (or, with `--client lws`, every connection on libwebsockets: `LWSLoop`).
 /// Subscribers and idle peers only read; the publisher only writes actions.
 final class Bench {
     let config: BenchConfig
@@ -50,6 +51,8 @@ final class Bench {
 
     // Loop accounting: time inside epoll_wait versus the whole.
     var waitNs: UInt64 = 0
+    /// The libwebsockets client (`--client lws`); nil on the epoll loop.
+    var lws: LWSLoop?
 
     init(config: BenchConfig, logger: Logger) throws {
         self.config = config
@@ -66,6 +69,7 @@ final class Bench {
         for i in 0..<config.idle { peers.append(Peer(slot: config.connections + i, role: .idle, board: BenchConfig.idleBoard)) }
         peers.append(Peer(slot: config.connections + config.idle, role: .publisher, board: nil))
         action.reserveCapacity(512)
+        if config.client == .lws { lws = try LWSLoop(bench: self) }
     }
 
     deinit {
@@ -75,6 +79,7 @@ final class Bench {
 
     /// Runs the loop until `done()` or the deadline (monotonic ns).
     func run(until done: () -> Bool, deadlineNs: UInt64) {
+        if let lws { return lws.run(until: done, deadlineNs: deadlineNs) }
         while !done() {
             let now = System.nowNs()
             if now >= deadlineNs { return }

@@ -27,8 +27,19 @@ struct BenchConfig: Sendable {
     var idle = 0
     /// Target size of each patch message in bytes (the title is padded to reach it).
     var patchBytes = 100
+    /// Which WebSocket client the connections run on.
+    var client = ClientKind.epoll
 
     static let idleBoard = "bench-idle"
+
+    /// The subprotocols offered, in order of preference.
+    var offer: [String] { batch ? ["foldsync.v1.batch", "foldsync.v1"] : ["foldsync.v1"] }
+}
+
+/// `--client`: the benchmark's own epoll loop, or FoldTransport's
+/// libwebsockets client (`WebClient`), both on this one thread.
+enum ClientKind: String, Sendable {
+    case epoll, lws
 }
 
 /// A bad command line, reported in one line.
@@ -113,6 +124,11 @@ extension BenchConfig {
                     apply: int(0...1_000_000) { $0.idle = $1 }),
         BenchOption(key: "patch-bytes", value: "B", help: "target size of each patch message (default 100)",
                     apply: int(60...60_000) { $0.patchBytes = $1 }),
+        BenchOption(key: "client", value: "epoll|lws", help: "WebSocket client: own epoll loop (default) or libwebsockets (FoldTransport's WebClient)") { c, v in
+            guard let k = ClientKind(rawValue: v) else { return "expects epoll or lws, got '\(v)'" }
+            c.client = k
+            return nil
+        },
     ]
 
     static func parse(_ args: [String]) throws -> BenchConfig {

@@ -1,3 +1,5 @@
+import FoldTransport
+
 /// One WebSocket connection of the benchmark. Owned by `Bench`, touched only
 /// by its single thread.
 final class Peer {
@@ -7,6 +9,8 @@ final class Peer {
     let slot: Int
     let role: Role
     var fd: Int32 = -1
+    /// The libwebsockets connection (`--client lws`); `fd` stays -1 then.
+    var socket: ClientSocket?
     var state: State = .connecting
     /// The board this peer subscribes to (nil for the publisher).
     let board: String?

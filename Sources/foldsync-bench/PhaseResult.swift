@@ -16,7 +16,11 @@ struct PhaseResult {
     var maxLagMs = 0.0
     var framesIn = 0, messagesIn = 0
     var averagePatchBytes = 0
+    /// epoll: wall time outside epoll_wait; lws: the process's CPU time (both / wall).
     var benchBusyPercent = 0.0
+    /// The benchmark process's CPU time (user + system) / wall time, either client.
+    var benchCPUPercent = 0.0
+    var benchBusyMeaning = "outside epoll_wait"
     var daemonCPUSeconds: Double?
     var daemonRSSMiB: Double?
     var daemonPeakRSSMiB: Double?

@@ -2,6 +2,7 @@ import FoldCore
 
 /// What the whole run found: set-up, then one phase (or a ramp's steps).
 struct Report {
+    var client = ClientKind.epoll
     var connections = 0
     var idle = 0
     var protocolOffered = ""
@@ -34,13 +35,14 @@ extension Report {
     static func stepLine(_ r: PhaseResult) -> String {
         "rate \(f(r.rate, 0))/s: \(r.delivered)/\(r.expected) delivered (\(f(r.completeness, 3))%), "
             + "\(f(r.deliveriesPerSecond / 1000, 1))k deliveries/s, p50 \(f(r.p50)) p99 \(f(r.p99)) max \(f(r.max)) ms, "
-            + "resyncs \(r.resyncs), late sends \(r.lateSends), bench busy \(f(r.benchBusyPercent, 0))%"
+            + "resyncs \(r.resyncs), late sends \(r.lateSends), bench busy \(f(r.benchBusyPercent, 0))% (CPU \(f(r.benchCPUPercent, 0))%)"
             + (r.daemonCPUSeconds.map { ", daemon CPU \(f($0))s" } ?? "")
             + " -> \(r.passes ? "pass" : "FAIL")"
     }
 
     var text: String {
         var lines: [String] = []
+        lines.append("client             \(client == .lws ? "lws (FoldTransport WebClient, libwebsockets)" : "epoll (the benchmark's own loop)")")
         lines.append("connections        \(connections) subscribers + 1 publisher" + (idle > 0 ? " + \(idle) idle (board \(BenchConfig.idleBoard))" : ""))
         lines.append("subprotocol        offered \(protocolOffered); negotiated \(negotiatedText)")
         lines.append("set-up             \(Self.f(setupSeconds)) s (all handshakes + subscribes)" + (connectFailures > 0 ? ", \(connectFailures) failed" : ""))
@@ -70,7 +72,7 @@ extension Report {
         l.append("  from schedule    p99 \(f(r.scheduledP99)) max \(f(r.scheduledMax))")
         l.append("acks               \(r.acks); errors \(r.errors); resyncs \(r.resyncs); gaps \(r.gaps); dups \(r.dups); closed \(r.closed)")
         l.append("frames in          \(r.framesIn) frames carrying \(r.messagesIn) messages; patch ~\(r.averagePatchBytes) bytes")
-        l.append("bench loop busy    \(f(r.benchBusyPercent, 1))%")
+        l.append("bench loop busy    \(f(r.benchBusyPercent, 1))% (" + r.benchBusyMeaning + "); bench CPU \(f(r.benchCPUPercent, 1))%")
         if let c = r.daemonCPUSeconds {
             l.append("daemon CPU         \(f(c)) s" + (r.daemonCPUMicrosPerDelivery.map { " (\(f($0)) µs per delivery)" } ?? ""))
         }
@@ -95,7 +97,7 @@ extension Report {
             ("acks", i(r.acks)), ("errors", i(r.errors)), ("resyncs", i(r.resyncs)), ("gaps", i(r.gaps)), ("dups", i(r.dups)),
             ("closed", i(r.closed)), ("late_sends", i(r.lateSends)), ("max_send_lag_ms", n(r.maxLagMs)),
             ("frames_in", i(r.framesIn)), ("messages_in", i(r.messagesIn)), ("patch_bytes", i(r.averagePatchBytes)),
-            ("bench_loop_busy_percent", n(r.benchBusyPercent)), ("passes", .bool(r.passes)),
+            ("bench_loop_busy_percent", n(r.benchBusyPercent)), ("bench_cpu_percent", n(r.benchCPUPercent)), ("passes", .bool(r.passes)),
         ]
         if let c = r.daemonCPUSeconds { fields.append(("daemon_cpu_seconds", n(c))) }
         if let u = r.daemonCPUMicrosPerDelivery { fields.append(("daemon_cpu_us_per_delivery", n(u))) }
@@ -106,6 +108,7 @@ extension Report {
 
     var json: String {
         var fields: [(String, JSON)] = [
+            ("client", .string(client.rawValue)),
             ("connections", .number(String(connections))), ("idle_connections", .number(String(idle))),
             ("subprotocol_offered", .string(protocolOffered)),
             ("subprotocol", .string(negotiated.max { $0.value < $1.value }?.key ?? "")),

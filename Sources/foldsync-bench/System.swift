@@ -107,3 +107,12 @@ extension System {
         }
     }
 }
+
+extension System {
+    /// CPU time (user + system) of this whole process, in nanoseconds.
+    static func processCPUNs() -> UInt64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts)
+        return UInt64(ts.tv_sec) &* 1_000_000_000 &+ UInt64(ts.tv_nsec)
+    }
+}

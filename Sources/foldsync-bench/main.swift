@@ -56,9 +56,10 @@ do {
 }
 
 var report = Report()
+report.client = config.client
 report.connections = config.connections
 report.idle = config.idle
-report.protocolOffered = config.batch ? "foldsync.v1.batch, foldsync.v1" : "foldsync.v1"
+report.protocolOffered = config.offer.joined(separator: ", ")
 report.daemonPID = daemon?.pid
 let setupCPU0 = daemon?.cpuSeconds()
 let total = config.connections + config.idle + 1

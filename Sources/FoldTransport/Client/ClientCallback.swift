@@ -25,10 +25,15 @@ func clientCallback(
         return 0
     case LWS_CALLBACK_CLIENT_APPEND_HANDSHAKE_HEADER:
         return client.appendHeaders(id, wsi, input, len)
+    case LWS_CALLBACK_CLIENT_FILTER_PRE_ESTABLISH:
+        // The answer's headers are still there (by ESTABLISHED, lws 4.1 has
+        // dropped them): the subprotocol the server chose.
+        client.sockets[id]?.subprotocol = Headers.read(wsi, WSI_TOKEN_PROTOCOL)
+        return 0
     case LWS_CALLBACK_CLIENT_ESTABLISHED:
         guard let socket = client.sockets[id] else { return -1 }
         if socket.state == .connecting { socket.state = .open }
-        socket.subprotocol = Headers.read(wsi, WSI_TOKEN_PROTOCOL)
+        if socket.subprotocol == nil { socket.subprotocol = Headers.read(wsi, WSI_TOKEN_PROTOCOL) }
         client.headers[id] = nil
         client.delegate?.opened(socket)
         return 0

@@ -140,6 +140,16 @@ public final class WebClient {
         context = nil
     }
 
+    /// One turn of the loop instead of `run()`, for an owner that drives its
+    /// own loop around the client (a benchmark measuring phase by phase):
+    /// waits until a socket is ready or a timer (`schedule`) is due, then
+    /// services what is ready. False once stopped or never started; the
+    /// context stays (`stop()` then `run()` destroys it). Service thread.
+    public func serviceOnce() -> Bool {
+        guard !stopping, let ctx = context else { return false }
+        return lws_service(ctx, 0) >= 0
+    }
+
     /// Ends `run()` on the next turn; open sockets are dropped. Service thread.
     public func stop() {
         guard !stopping, let ctx = context else { return }

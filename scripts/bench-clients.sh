@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# The benchmark's two clients side by side (docs/PERFORMANCE.md, "Benchmark
+# client"): for each scenario and client, a fresh release daemon pinned to
+# core 0 and foldsync-bench pinned to core 1; one JSON line per run in $OUT.
+#   scripts/bench-clients.sh [RUNS] [SCENARIO...]   (scenarios: c1k c1k-ramp c10k)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+runs="${1:-3}"
+shift || true
+if [[ $# -gt 0 ]]; then scenarios=("$@"); else scenarios=(c1k c1k-ramp c10k); fi
+bin=.build-release/release
+out="${OUT:-bench-results-clients}"
+mkdir -p "$out"
+dir="$(mktemp -d)"
+daemon_pid=""
+stop_daemon() {
+    if [[ -n "$daemon_pid" ]] && kill -0 "$daemon_pid" 2>/dev/null; then
+        kill -TERM "$daemon_pid" 2>/dev/null || true
+        for _ in $(seq 100); do kill -0 "$daemon_pid" 2>/dev/null || break; sleep 0.1; done
+        kill -KILL "$daemon_pid" 2>/dev/null || true
+    fi
+    daemon_pid=""
+}
+trap 'stop_daemon; rm -rf "$dir"' EXIT
+
+for s in "${scenarios[@]}"; do
+    case "$s" in
+        c1k) args=(--connections 1000 --rate 20 --duration 10) ;;
+        c1k-ramp) args=(--connections 1000 --ramp) ;;
+        c10k) args=(--connections 10000 --rate 5 --duration 10) ;;
+        *) echo "unknown scenario $s" >&2; exit 2 ;;
+    esac
+    for run in $(seq "$runs"); do
+        for client in epoll lws; do
+            rm -f "$dir"/b.db*
+            taskset -c 0 "$bin/foldsyncd" --listen 127.0.0.1:0 --db "$dir/b.db" \
+                --max-actions-per-second 1000000 --action-burst 1000000 >"$dir/daemon.log" 2>&1 &
+            daemon_pid=$!
+            port=""
+            for _ in $(seq 100); do
+                port="$(grep -o 'listening on 127.0.0.1:[0-9]*' "$dir/daemon.log" | head -1 | cut -d: -f2 || true)"
+                [[ -n "$port" ]] && break
+                sleep 0.1
+            done
+            [[ -n "$port" ]] || { echo "daemon did not start" >&2; cat "$dir/daemon.log" >&2; exit 1; }
+            sleep 0.5
+            load="$(cut -d' ' -f1 /proc/loadavg)"
+            line="$(timeout 600 taskset -c 1 "$bin/foldsync-bench" --url "ws://127.0.0.1:$port/ws" --pid "$daemon_pid" \
+                --client "$client" "${args[@]}" --json 2>"$dir/bench.err" || true)"
+            echo "{\"scenario\":\"$s\",\"run\":$run,\"load\":$load,\"result\":${line:-null}}" >>"$out/$s.jsonl"
+            echo "$s run $run $client: done (load $load)" >&2
+            stop_daemon
+        done
+    done
+done
