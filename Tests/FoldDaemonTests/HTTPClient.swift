@@ -16,11 +16,10 @@ struct HTTPReply {
 /// A minimal HTTP/1.1 client over a raw socket: one request per connection
 /// (`Connection: close`), body read by Content-Length or to EOF, bounded waits.
 enum HTTPClient {
-    static func request(port: Int, method: String, path: String, body: String? = nil,
-                        headers extra: [(String, String)] = [], timeout: Double = 10) throws -> HTTPReply {
+    /// A TCP connection to 127.0.0.1:`port`; the caller closes it.
+    static func connectTCP(port: Int) throws -> Int32 {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw HarnessError("socket: errno \(errno)") }
-        defer { close(fd) }
         var addr = sockaddr_in()
         addr.sin_family = sa_family_t(AF_INET)
         addr.sin_port = in_port_t(UInt16(port).bigEndian)
@@ -28,7 +27,17 @@ enum HTTPClient {
         let rc = withUnsafePointer(to: &addr) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        guard rc == 0 else { throw HarnessError("connect to port \(port): errno \(errno)") }
+        guard rc == 0 else {
+            close(fd)
+            throw HarnessError("connect to port \(port): errno \(errno)")
+        }
+        return fd
+    }
+
+    static func request(port: Int, method: String, path: String, body: String? = nil,
+                        headers extra: [(String, String)] = [], timeout: Double = 10) throws -> HTTPReply {
+        let fd = try connectTCP(port: port)
+        defer { close(fd) }
 
         let payload = Array((body ?? "").utf8)
         var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"

@@ -10,17 +10,8 @@ import Testing
     /// (bounded) for the daemon to hang up. Returns the seconds it took, or
     /// nil if the connection was still open at `timeout`.
     static func secondsUntilHangUp(port: Int, sending bytes: [UInt8], timeout: Double) throws -> Double? {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw HarnessError("socket: \(errno)") }
+        let fd = try HTTPClient.connectTCP(port: port)
         defer { close(fd) }
-        var addr = sockaddr_in()
-        addr.sin_family = sa_family_t(AF_INET)
-        addr.sin_port = in_port_t(UInt16(port).bigEndian)
-        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let rc = withUnsafePointer(to: &addr) { p in
-            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard rc == 0 else { throw HarnessError("connect: \(errno)") }
         if !bytes.isEmpty { _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) } }
         let start = Date()
         var buffer = [UInt8](repeating: 0, count: 4096)

@@ -80,6 +80,17 @@ final class Session: WebClientDelegate {
 
     func close() { socket?.close(code: 1000, reason: "bye") }
 
+    /// Ends the run: closes the connection politely when there is one and
+    /// stops the loop once it is gone (or shortly after, whatever happens).
+    func closeAndStop() {
+        if socket != nil {
+            close()
+            client.schedule(afterMicroseconds: 300_000) { [weak self] in self?.client.stop() }
+        } else {
+            client.stop()
+        }
+    }
+
     // MARK: WebClientDelegate
 
     func opened(_ s: ClientSocket) {

@@ -41,12 +41,7 @@ final class ScriptCommand: SessionHandler {
     func finish(_ code: Int32) {
         guard exitCode == nil else { return }
         exitCode = code
-        if session.socket != nil {
-            session.close()
-            session.client.schedule(afterMicroseconds: 300_000) { [weak self] in self?.session.client.stop() }
-        } else {
-            session.client.stop()
-        }
+        session.closeAndStop()
     }
 
     func fail(_ message: String) {

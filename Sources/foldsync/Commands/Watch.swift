@@ -27,12 +27,7 @@ final class Watch: SessionHandler {
         guard exitCode == nil else { return }
         if let message { Output.fail(message) }
         exitCode = code
-        if session.socket != nil {
-            session.close()
-            session.client.schedule(afterMicroseconds: 300_000) { [weak self] in self?.session.client.stop() }
-        } else {
-            session.client.stop()
-        }
+        session.closeAndStop()
     }
 
     func sessionOpened() { session.subscribe(resume: false) }
