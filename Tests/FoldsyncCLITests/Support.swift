@@ -36,11 +36,14 @@ func eventually(_ seconds: Double = 10, _ body: () throws -> Bool) rethrows -> B
 /// the `listening on 127.0.0.1:PORT` line.
 final class DaemonProcess {
     let dir: URL
+    /// Extra daemon flags (TLS, tokens).
+    let flags: [String]
     private(set) var port = 0
     private var process: Process?
 
-    init() throws {
+    init(_ flags: [String] = []) throws {
         dir = try temporaryDirectory()
+        self.flags = flags
         try start(port: 0)
     }
 
@@ -51,7 +54,7 @@ final class DaemonProcess {
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         let p = Process()
         p.executableURL = URL(fileURLWithPath: Build.daemon)
-        p.arguments = ["--listen", "127.0.0.1:\(wanted)", "--db", dir.appendingPathComponent("x.db").path]
+        p.arguments = ["--listen", "127.0.0.1:\(wanted)", "--db", dir.appendingPathComponent("x.db").path] + flags
         p.standardError = try FileHandle(forWritingTo: log)
         p.standardOutput = FileHandle.nullDevice
         try p.run()

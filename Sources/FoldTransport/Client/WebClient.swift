@@ -210,7 +210,8 @@ public final class WebClient {
         i.port = Int32(endpoint.port)
         i.path = cString(endpoint.path, for: id)
         i.host = cString(endpoint.authority, for: id)
-        i.origin = cString(endpoint.authority, for: id)
+        // No Origin: this is not a browser (lws would also write it as
+        // http:// even over TLS, which a daemon checking origins refuses).
         if let method { i.method = cString(method, for: id) }
         if let subprotocols, !subprotocols.isEmpty { i.protocol = cString(subprotocols, for: id) }
         i.local_protocol_name = cString(Self.protocolName, for: id)
@@ -225,7 +226,9 @@ public final class WebClient {
         }
         if method != nil { flags |= Int32(LCCSCF_HTTP_NO_FOLLOW_REDIRECT.rawValue) }
         i.ssl_connection = flags
-        if method != nil { i.alpn = cString("http/1.1", for: id) }
+        // HTTP/1.1 only: over TLS lws would otherwise offer h2 by ALPN, the
+        // daemon would take it, and a WebSocket upgrade does not exist there.
+        i.alpn = cString("http/1.1", for: id)
         i.pwsi = pwsi
         i.opaque_user_data = UnsafeMutableRawPointer(bitPattern: UInt(id))
         if method == nil, let retry { i.retry_and_idle_policy = UnsafePointer(retry) }
