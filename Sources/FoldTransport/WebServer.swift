@@ -120,7 +120,8 @@ public final class WebServer {
         // 10,000 connections). So lower the soft limit while the context is
         // made, then lift it again: lws keeps direct indexing, refuses fds
         // past its table cleanly, and the reserve stays free for everything else.
-        let reserved = max(fdLimit - config.fdReserve, 128)
+        // (A small limit keeps at least a quarter of it in reserve.)
+        let reserved = fdLimit - min(config.fdReserve, max(fdLimit / 4, 1))
         Self.setSoftDescriptorLimit(reserved)
         let created = lws_create_context(&info)
         Self.setSoftDescriptorLimit(fdLimit)
