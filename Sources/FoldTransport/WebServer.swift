@@ -73,7 +73,7 @@ public final class WebServer {
     /// Creates the context and binds. Call on the thread that will call `run()`.
     public func start() throws(TransportError) {
         lws_set_log_level(logger.level >= .debug ? Int32(LLL_ERR | LLL_WARN) : Int32(LLL_ERR), nil)
-        let fdLimit = Self.raiseDescriptorLimit()
+        let fdLimit = DescriptorLimit.raise()
 
         // Three names, one callback: a client without a subprotocol lands on
         // protocols[0], which also serves plain HTTP.
@@ -122,9 +122,9 @@ public final class WebServer {
         // past its table cleanly, and the reserve stays free for everything else.
         // (A small limit keeps at least a quarter of it in reserve.)
         let reserved = fdLimit - min(config.fdReserve, max(fdLimit / 4, 1))
-        Self.setSoftDescriptorLimit(reserved)
+        DescriptorLimit.setSoft(reserved)
         let created = lws_create_context(&info)
-        Self.setSoftDescriptorLimit(fdLimit)
+        DescriptorLimit.setSoft(fdLimit)
         guard let ctx = created else {
             throw TransportError(description: "cannot create the lws context (event loop \(config.eventLoop.rawValue): is its plugin installed?)")
         }
@@ -282,24 +282,5 @@ public final class WebServer {
             out.append(contentsOf: buf[0..<n])
         }
         return out
-    }
-
-    static func setSoftDescriptorLimit(_ n: Int) {
-        var rl = rlimit()
-        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &rl) == 0 else { return }
-        rl.rlim_cur = rlim_t(min(UInt64(n), UInt64(rl.rlim_max)))
-        _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &rl)
-    }
-
-    /// Lifts the soft descriptor limit to the hard one and returns it.
-    static func raiseDescriptorLimit() -> Int {
-        var rl = rlimit()
-        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &rl) == 0 else { return 1024 }
-        if rl.rlim_cur < rl.rlim_max {
-            var raised = rl
-            raised.rlim_cur = rl.rlim_max
-            if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &raised) == 0 { rl = raised }
-        }
-        return Int(min(rl.rlim_cur, 1 << 20))
     }
 }

@@ -58,17 +58,6 @@ enum System {
         return a
     }
 
-    /// Raises the soft RLIMIT_NOFILE to the hard one; returns the new soft limit.
-    static func raiseFileLimit() -> Int {
-        var r = rlimit()
-        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &r) == 0 else { return 1024 }
-        if r.rlim_cur < r.rlim_max {
-            var n = r
-            n.rlim_cur = r.rlim_max
-            if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &n) == 0 { r = n }
-        }
-        return r.rlim_cur >= UInt(Int.max) ? Int.max : Int(r.rlim_cur)
-    }
 }
 
 /// The outcome of a non-blocking read or write.

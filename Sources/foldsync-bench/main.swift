@@ -1,3 +1,4 @@
+import FoldTransport
 import FoldCore
 import Glibc
 
@@ -27,7 +28,7 @@ do {
 }
 
 // Every connection is a descriptor; leave room for the epoll, the timer and stdio.
-let limit = System.raiseFileLimit()
+let limit = DescriptorLimit.raise()
 let needed = config.connections + config.idle + 1 + 16
 guard needed <= limit else {
     logger.error("\(config.connections) + \(config.idle) idle connections need about \(needed) file descriptors; the limit (RLIMIT_NOFILE, raised to its hard value) is \(limit). Lower --connections/--idle or raise the hard limit (ulimit -Hn, LimitNOFILE=).")
