@@ -159,7 +159,8 @@ class Dashboard(unittest.TestCase):
             wait(d, lambda d: expanded(d, "a") and not expanded(d, "b"), 1.0, "accordion rule")
             self.assertEqual(open_count(d), 1)
         wait(self.a, lambda d: d.find_element(By.ID, "r-a").is_displayed())
-        self.assertEqual([li.text for li in self.a.find_elements(By.CSS_SELECTOR, "#r-a li")], ["one", "two (object)"])
+        items_a = lambda d: [li.text for li in d.find_elements(By.CSS_SELECTOR, "#r-a li")]
+        wait(self.a, lambda d: items_a(d) == ["one", "two (object)"], 2, f"items shown: {items_a(self.a)}")
         # Toggling the open one closes it: none open.
         self.a.find_element(By.ID, "h-a").click()
         for d in (self.a, self.b):
