@@ -40,12 +40,12 @@ run: release
 test: test-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
-	BUILD=0 scripts/bench-smoke.sh
+	BUILD=0 Tests/scripts/bench-smoke.sh
 	$(MAKE) web-test
 
 # Two seconds of foldsync-bench against a test daemon: complete delivery or fail.
 bench-smoke: deps
-	scripts/bench-smoke.sh
+	Tests/scripts/bench-smoke.sh
 
 # The dashboard in headless Chromium (Selenium) against the real daemon; the
 # terminal client is built too, for the test that runs `foldsync watch`.

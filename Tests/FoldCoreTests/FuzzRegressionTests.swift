@@ -2,14 +2,14 @@ import Foundation
 import Testing
 @testable import FoldCore
 
-/// Replays the fuzzers' seeds and every input kept from a crash (Fuzz/seeds,
-/// Fuzz/regressions) through the checks the fuzz targets make.
+/// Replays the fuzzers' seeds and every input kept from a crash (Tests/Fuzz/seeds,
+/// Tests/Fuzz/regressions) through the checks the fuzz targets make.
 @Suite struct FuzzRegressionTests {
     static func inputs() -> [URL] {
         var dir = URL(fileURLWithPath: #filePath)
         for _ in 0..<3 { dir.deleteLastPathComponent() }
         let fm = FileManager.default
-        return ["Fuzz/seeds", "Fuzz/regressions"].flatMap { sub -> [URL] in
+        return ["Tests/Fuzz/seeds", "Tests/Fuzz/regressions"].flatMap { sub -> [URL] in
             let d = dir.appendingPathComponent(sub)
             return ((try? fm.contentsOfDirectory(at: d, includingPropertiesForKeys: nil)) ?? []).sorted { $0.path < $1.path }
         }

@@ -2,12 +2,12 @@
 # The figures of docs/PERFORMANCE.md: each scenario against a fresh release
 # daemon pinned to core 0, the benchmark pinned to core 1, JSON lines into
 # $OUT (default ./bench-results). Usage:
-#   scripts/bench-suite.sh [scenario...]   (default: all; REPEAT=3; DAEMON_ARGS="--event-loop poll")
+#   Tests/scripts/bench-suite.sh [scenario...]   (default: all; REPEAT=3; DAEMON_ARGS="--event-loop poll")
 # The publisher sends up to thousands of actions a second on one connection,
 # far over the daemon's default per-connection rate limit (100/s, meant for
 # people), so the limit is lifted here (LIMIT_ARGS).
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 scratch=.build-release
 timeout 3600 swift build -c release --product foldsyncd --scratch-path "$scratch" >&2
 timeout 3600 swift build -c release --product foldsync-bench --scratch-path "$scratch" >&2

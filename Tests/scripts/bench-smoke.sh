@@ -3,10 +3,10 @@
 # store, runs foldsync-bench for 2 s with 50 connections on each client
 # (--client epoll, then --client lws), and fails unless delivery was complete.
 # Every wait is bounded.
-#   scripts/bench-smoke.sh            (builds the debug products first)
-#   BUILD=0 scripts/bench-smoke.sh    (uses what is built)
+#   Tests/scripts/bench-smoke.sh            (builds the debug products first)
+#   BUILD=0 Tests/scripts/bench-smoke.sh    (uses what is built)
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 
 if [[ "${BUILD:-1}" == 1 ]]; then
     timeout 1800 swift build --product foldsyncd >&2

@@ -5,7 +5,7 @@
 # sanitized daemon exits 66 (TSan) or 1 (ASan), which the tests check.
 # ASan's quarantine is kept small so the tests' RSS bounds still mean something.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 for s in thread address; do
   scratch=".build-$s"
   swift build --build-tests --sanitize=$s --scratch-path "$scratch"

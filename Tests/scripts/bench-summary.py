@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Medians of the runs in bench-results/*.jsonl (written by bench-suite.sh)."""
+"""Medians of the runs in a results folder (default bench-results/, written by bench-suite.sh)."""
 import json, pathlib, statistics, sys
 
 root = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else "bench-results")
@@ -9,7 +9,7 @@ for f in sorted(root.glob("*.jsonl")):
         continue
     med = lambda get: statistics.median(get(r) for r in runs)
     if "ramp" in runs[0]:
-        best = [r["ramp"]["best_rate"] if isinstance(r.get("ramp"), dict) else r.get("best_rate", 0) for r in runs]
+        best = [r.get("ramp_best_rate", 0) for r in runs]
         print(f"{f.stem}: runs {len(runs)}, best rates {best}, median {statistics.median(best)}")
         continue
     print(f"{f.stem}: runs {len(runs)}, complete {[r['completeness_percent'] for r in runs]}, "
