@@ -19,10 +19,9 @@ public final class Connection {
     var closeRequest: (code: UInt16, reason: String)?
     /// The message being reassembled from fragments.
     var rx: [UInt8] = []
-    /// Pacing (see `WritePacer`): when the last write happened and how many
-    /// messages it carried; whether a paced write is pending; whether lws closed it.
+    /// Pacing (see `WritePacer`): when the last write happened, the arrival
+    /// window, whether a paced write is pending; whether lws closed it.
     var lastWriteNs: UInt64 = 0
-    var lastWriteMessages = 0
     var windowStartNs: UInt64 = 0
     var windowCount: UInt32 = 0
     var hot = false

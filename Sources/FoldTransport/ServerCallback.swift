@@ -45,8 +45,11 @@ func serverCallback(
         }
         return 0
     case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
-        server.timers.runDue()
-        server.delegate?.woken()
+        // lws repeats this for every protocol of the vhost; act once.
+        if lws_get_protocol(wsi).map({ $0.pointee.id == 0 }) ?? true {
+            server.timers.runDue()
+            server.delegate?.woken()
+        }
         return 0
     case LWS_CALLBACK_HTTP:
         server.unannounced[wsi] = nil
@@ -151,7 +154,6 @@ extension WebServer {
             if writeBatch(c) < 0 { return -1 }
         } else {
             var sent = 0
-            c.lastWriteMessages = 1
             repeat {
                 guard let f = c.queue.pop() else { break }
                 if lws_write(wsi, f.payload, f.count, LWS_WRITE_TEXT) < f.count { return -1 }
@@ -172,13 +174,11 @@ extension WebServer {
         c.lastWriteNs = WritePacer.now()
         let limit = scratchSize - Int(fs_lws_pre()) - 16
         if c.queue.count == 1 || first.count + 1 >= limit {
-            c.lastWriteMessages = 1
             _ = c.queue.pop()
             return lws_write(c.wsi, first.payload, first.count, LWS_WRITE_TEXT) < first.count ? -1 : 0
         }
         let base = (scratch + Int(fs_lws_pre())).assumingMemoryBound(to: UInt8.self)
         var used = 0
-        var messages = 0
         while let f = c.queue.first, used == 0 || used + 1 + f.count <= limit {
             if used > 0 {
                 base[used] = 0x0A
@@ -187,9 +187,7 @@ extension WebServer {
             (UnsafeMutableRawPointer(base) + used).copyMemory(from: f.payload, byteCount: f.count)
             used += f.count
             _ = c.queue.pop()
-            messages += 1
         }
-        c.lastWriteMessages = messages
         return lws_write(c.wsi, base, used, LWS_WRITE_TEXT) < used ? -1 : 0
     }
 }

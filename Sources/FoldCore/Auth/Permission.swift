@@ -26,10 +26,8 @@ public struct Permission: OptionSet, Sendable, Hashable {
 
     /// The permission an action needs.
     public static func required(for action: Action) -> Permission {
-        switch action {
-        case .toggle, .expand, .collapse, .expandAll, .collapseAll: .fold
-        case .replace: .admin
-        default: .edit
-        }
+        if action.isFold { return .fold }
+        if case .replace = action { return .admin }
+        return .edit
     }
 }

@@ -11,7 +11,6 @@ enum Reply {
     case httpBoard(exchange: UInt64)
     /// `DELETE`: 204.
     case httpDeleted(exchange: UInt64)
-    case none
 }
 
 /// What an entry does to the store once committed.

@@ -32,8 +32,11 @@ extension Hub {
                 status: 200, contentType: "text/plain; version=0.0.4; charset=utf-8",
                 body: Array(metrics.render(hub: self).utf8)))
         case ("GET", "api/boards"):
-            if let denial = httpDenial(r, .read, board: nil) { return server.respond(r.id, denial) }
-            let glob = httpGlob(r) ?? "*"
+            let glob: String
+            switch httpAccess(r, .read, board: nil) {
+            case .denied(let denial): return server.respond(r.id, denial)
+            case .allowed(let token): glob = token?.boards ?? "*"
+            }
             let list = boards.values.filter { $0.committed != nil && Glob.matches(glob, $0.name) }.sorted { $0.name < $1.name }.map { b in
                 JSON.object(JSONObject([("board", .string(b.name)), ("epoch", .string(b.epoch)), ("rev", .number(String(b.rev)))]))
             }

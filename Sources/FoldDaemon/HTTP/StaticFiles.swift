@@ -8,6 +8,8 @@ import Foundation
 /// has no inline script or style).
 final class StaticFiles {
     let root: String
+    /// The root with symlinks resolved, once: served files must resolve inside it.
+    let resolvedRoot: String?
     let logger: Logger
     private var cache: [String: (mtime: Date, etag: String, body: [UInt8])] = [:]
 
@@ -15,6 +17,7 @@ final class StaticFiles {
 
     init(root: String, logger: Logger) {
         self.root = StaticFiles.locate(root)
+        self.resolvedRoot = StaticFiles.realPath(self.root)
         self.logger = logger
     }
 
@@ -41,7 +44,7 @@ final class StaticFiles {
         }
         let full = root + "/" + name
         // A symlink may point anywhere: serve only what resolves inside the root.
-        guard let resolved = Self.realPath(full), let base = Self.realPath(root), resolved.hasPrefix(base + "/") else {
+        guard let resolved = Self.realPath(full), let base = resolvedRoot, resolved.hasPrefix(base + "/") else {
             return notFound(path)
         }
         guard let attrs = try? FileManager.default.attributesOfItem(atPath: full),

@@ -19,8 +19,6 @@ final class BoardState {
     var history = Ring<OutFrame>()
     /// The snapshot message at `rev`, built on first need and shared.
     private var snapshotCache: (rev: Int, epoch: String, frame: OutFrame)?
-    /// Viewer count last announced, so an unchanged count is not re-sent.
-    var announcedViewers = -1
     var lastPresenceNs: UInt64 = 0
 
     init(name: String, epoch: String, rev: Int, board: Board?, head: Board?) {

@@ -91,26 +91,27 @@ extension Hub {
         return s.token?.allows(p, board: board) ?? false
     }
 
-    /// The same for an HTTP request: nil when allowed, else the refusal (401 or 403).
-    func httpDenial(_ r: HTTPRequest, _ p: Permission, board: String?) -> HTTPResponse? {
-        if config.access.isAnonymous { return nil }
+    /// The same for an HTTP request: the token it proved (nil when no token
+    /// is configured), or the refusal (401 or 403).
+    func httpAccess(_ r: HTTPRequest, _ p: Permission, board: String?) -> HTTPAccess {
+        if config.access.isAnonymous { return .allowed(nil) }
         guard let secret = r.headers["authorization"].flatMap(Self.bearer), let token = config.access.authenticate(secret) else {
             metrics.authFailures += 1
             var resp = HTTPReplies.error(.forbidden, "a valid token is required (Authorization: Bearer ...)")
             resp.status = 401
             resp.headers.append(("www-authenticate", "Bearer"))
-            return resp
+            return .denied(resp)
         }
         guard token.allows(p, board: board) else {
-            return HTTPReplies.error(.forbidden, "token '\(token.name)' may not do that\(board.map { " on '\($0)'" } ?? "")")
+            return .denied(HTTPReplies.error(.forbidden, "token '\(token.name)' may not do that\(board.map { " on '\($0)'" } ?? "")"))
         }
-        return nil
+        return .allowed(token)
     }
 
-    /// The HTTP token's board glob, for filtering lists; nil when anything goes.
-    func httpGlob(_ r: HTTPRequest) -> String? {
-        guard !config.access.isAnonymous, let secret = r.headers["authorization"].flatMap(Self.bearer) else { return nil }
-        return config.access.authenticate(secret)?.boards
+    /// Only the refusal, for requests that need nothing else from the token.
+    func httpDenial(_ r: HTTPRequest, _ p: Permission, board: String?) -> HTTPResponse? {
+        if case .denied(let denial) = httpAccess(r, p, board: board) { return denial }
+        return nil
     }
 
     /// A token bucket per connection: `max-actions-per-second` sustained,
@@ -156,4 +157,11 @@ extension Hub {
             s.token = config.access.tokens.first { $0.name == name }
         }
     }
+}
+
+/// What an HTTP request's credentials allow.
+enum HTTPAccess {
+    /// The token it proved; nil when no token is configured.
+    case allowed(AccessToken?)
+    case denied(HTTPResponse)
 }

@@ -13,8 +13,6 @@ extension Hub {
             sessions[conn]?.connection.send(OutFrame(ServerMessage.error(e)))
         case .httpRev(let x), .httpBoard(let x), .httpDeleted(let x):
             server.respond(x, HTTPReplies.error(e))
-        case .none:
-            break
         }
     }
 
@@ -35,8 +33,6 @@ extension Hub {
             ]))))
         case .httpDeleted(let x):
             server.respond(x, HTTPResponse(status: 204))
-        case .none:
-            break
         }
     }
 }

@@ -88,7 +88,6 @@ extension Hub {
                 self.presenceDirty.remove(name)
                 let viewers = self.subscribers[name]?.count ?? 0
                 b.lastPresenceNs = now
-                b.announcedViewers = viewers
                 self.broadcast(OutFrame(ServerMessage.presence(board: name, viewers: viewers)), on: name)
             }
             self.armPresenceTimer()

@@ -39,7 +39,6 @@ final class Hub {
     var connectionsPerIP: [String: Int] = [:]
     var stallTimerArmed = false
     var stopping = false
-    var onStopped: (() -> Void)?
 
     init(config: DaemonConfig, logger: Logger, server: WebServer, notifier: Notifier, loaded: [BoardState]) {
         self.config = config
