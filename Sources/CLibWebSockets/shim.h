@@ -5,6 +5,9 @@
 /// LWS_PRE is a function-like macro, which Swift cannot import.
 static inline size_t fs_lws_pre(void) { return LWS_PRE; }
 
+/// LWS_WRITE_RAW is a macro naming an enum constant, which Swift does not import.
+static inline enum lws_write_protocol fs_lws_write_raw(void) { return LWS_WRITE_RAW; }
+
 /// lwsl_* are variadic macros; Swift can call neither.
 static inline void fs_lws_log(int level, const char *message) { _lws_log(level, "%s\n", message); }
 

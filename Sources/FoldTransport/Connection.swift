@@ -27,10 +27,19 @@ public final class Connection {
     var hot = false
     var deferred = false
     var closed = false
-    unowned let pacer: WritePacer
+    /// Corked writing (see `CorkedWriter`): on this turn's flush list; a
+    /// WRITEABLE callback asked for; the peer sent a close frame (nothing
+    /// more may follow ours); frames may be written outside WRITEABLE and
+    /// framed by us (false for WebSocket carried in an HTTP/2 stream).
+    var scheduled = false
+    var awaiting = false
+    var peerClosing = false
+    let direct: Bool
+    unowned let writer: CorkedWriter
 
-    init(id: UInt64, wsi: OpaquePointer, batching: Bool, peer: String, upgradeHeaders: [String: String], pacer: WritePacer) {
-        self.pacer = pacer
+    init(id: UInt64, wsi: OpaquePointer, batching: Bool, peer: String, upgradeHeaders: [String: String], writer: CorkedWriter) {
+        self.writer = writer
+        direct = lws_get_network_wsi(wsi) == wsi
         self.id = id
         self.wsi = wsi
         self.batching = batching
@@ -47,10 +56,8 @@ public final class Connection {
     /// Queues a frame shared with other connections; the bytes are not copied.
     public func send(_ frame: OutFrame) {
         guard closeRequest == nil else { return }
-        let wasEmpty = queue.isEmpty
         queue.push(frame)
-        pacer.counted(self)
-        if wasEmpty { pacer.request(self) }
+        writer.queued(self)
     }
 
     /// Drops what is queued and not yet written (conflation: the caller
@@ -65,6 +72,6 @@ public final class Connection {
         if !flush { queue.removeAll() }
         closeRequest = (code, String(reason.utf8.prefix(120)) ?? "")
         lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, deadlineSeconds)
-        lws_callback_on_writable(wsi)
+        writer.request(self)
     }
 }

@@ -15,6 +15,9 @@ func serverCallback(
     }
     let server = Unmanaged<WebServer>.fromOpaque(raw).takeUnretainedValue()
     let pss = user?.assumingMemoryBound(to: fs_pss_t.self)
+    // Whatever this callback queued (a fan-out, an ack, a timer's work)
+    // leaves now, corked (see CorkedWriter).
+    defer { server.writer.flush() }
     switch reason {
     case LWS_CALLBACK_SERVER_NEW_CLIENT_INSTANTIATED:
         // Watched until it makes a request; gone before that = an unfinished handshake.
@@ -35,9 +38,13 @@ func serverCallback(
     case LWS_CALLBACK_RECEIVE:
         guard let pss, let c = server.connections[pss.pointee.id] else { return -1 }
         return server.receive(c, input, len)
+    case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
+        // lws answers the close itself; no data frame may follow it.
+        if let pss, let c = server.connections[pss.pointee.id] { c.peerClosing = true }
+        return 0
     case LWS_CALLBACK_SERVER_WRITEABLE:
         guard let pss, let c = server.connections[pss.pointee.id] else { return 0 }
-        return server.writeable(c)
+        return server.writer.writeable(c)
     case LWS_CALLBACK_CLOSED:
         if let pss, let c = server.connections.removeValue(forKey: pss.pointee.id) {
             c.closed = true
@@ -107,7 +114,7 @@ extension WebServer {
         headers["query"] = Headers.query(wsi)
         let c = Connection(
             id: id, wsi: wsi, batching: name == Subprotocol.batch,
-            peer: Headers.peer(wsi), upgradeHeaders: headers, pacer: pacer)
+            peer: Headers.peer(wsi), upgradeHeaders: headers, writer: writer)
         connections[id] = c
         delegate?.opened(c)
     }
@@ -136,58 +143,5 @@ extension WebServer {
         var bytes = Array(reason.utf8.prefix(120))
         lws_close_reason(wsi, code, &bytes, bytes.count)
         return -1
-    }
-
-    /// Writes what is queued. Batching peers get everything that fits in one
-    /// frame and one write; the others get frames while the socket takes them.
-    func writeable(_ c: Connection) -> Int32 {
-        let wsi = c.wsi
-        if c.queue.isEmpty {
-            if let close = c.closeRequest {
-                var bytes = Array(close.reason.utf8)
-                lws_close_reason(wsi, lws_close_status(rawValue: UInt32(close.code)), &bytes, bytes.count)
-                return -1
-            }
-            return 0
-        }
-        if c.batching {
-            if writeBatch(c) < 0 { return -1 }
-        } else {
-            var sent = 0
-            repeat {
-                guard let f = c.queue.pop() else { break }
-                if lws_write(wsi, f.payload, f.count, LWS_WRITE_TEXT) < f.count { return -1 }
-                sent += 1
-            } while !c.queue.isEmpty && sent < 64 && lws_send_pipe_choked(wsi) == 0
-        }
-        if c.queue.isEmpty {
-            if c.closeRequest != nil { lws_callback_on_writable(wsi) }
-            delegate?.drained(c)
-        } else {
-            lws_callback_on_writable(wsi)
-        }
-        return 0
-    }
-
-    private func writeBatch(_ c: Connection) -> Int32 {
-        guard let first = c.queue.first else { return 0 }
-        c.lastWriteNs = WritePacer.now()
-        let limit = scratchSize - Int(fs_lws_pre()) - 16
-        if c.queue.count == 1 || first.count + 1 >= limit {
-            _ = c.queue.pop()
-            return lws_write(c.wsi, first.payload, first.count, LWS_WRITE_TEXT) < first.count ? -1 : 0
-        }
-        let base = (scratch + Int(fs_lws_pre())).assumingMemoryBound(to: UInt8.self)
-        var used = 0
-        while let f = c.queue.first, used == 0 || used + 1 + f.count <= limit {
-            if used > 0 {
-                base[used] = 0x0A
-                used += 1
-            }
-            (UnsafeMutableRawPointer(base) + used).copyMemory(from: f.payload, byteCount: f.count)
-            used += f.count
-            _ = c.queue.pop()
-        }
-        return lws_write(c.wsi, base, used, LWS_WRITE_TEXT) < used ? -1 : 0
     }
 }

@@ -17,9 +17,13 @@ public final class WebServer {
     public var config: TransportConfig
     public let waker = Waker()
     lazy var timers = ServiceTimers(waker: waker)
-    lazy var pacer = WritePacer(lingerMs: config.coalesceMs) { [unowned self] us, body in
-        self.timers.schedule(afterMicroseconds: us, body)
-    }
+    lazy var writer: CorkedWriter = {
+        let w = CorkedWriter(maxWriteBytes: config.maxBatchBytes, lingerMs: config.coalesceMs) { [unowned self] us, body in
+            self.timers.schedule(afterMicroseconds: us, body)
+        }
+        w.drained = { [unowned self] c in self.delegate?.drained(c) }
+        return w
+    }()
     public weak var delegate: WebServerDelegate?
     let logger: Logger
 
@@ -39,7 +43,7 @@ public final class WebServer {
     var stopping = false
     /// Set at the start of a graceful shutdown: upgrades are refused from then on.
     public var refuseNewConnections = false
-    /// Reused for coalesced writes and HTTP chunks: lws copies what it cannot send at once.
+    /// Reused for HTTP headers and chunks: lws copies what it cannot send at once.
     var scratch: UnsafeMutableRawPointer
     var scratchSize: Int
     /// C strings, protocol and retry tables lws points at for the life of the context.

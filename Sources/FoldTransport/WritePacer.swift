@@ -1,4 +1,3 @@
-import CLibWebSockets
 import Dispatch
 import Glibc
 
@@ -22,6 +21,8 @@ final class WritePacer {
     private var head = 0
     private var armed = false
     private let schedule: (Int64, @escaping () -> Void) -> Void
+    /// Hands a connection whose wait is over back to the writer.
+    var release: (Connection) -> Void = { _ in }
 
     init(lingerMs: Int, schedule: @escaping (Int64, @escaping () -> Void) -> Void) {
         lingerNs = UInt64(max(lingerMs, 0)) * 1_000_000
@@ -50,19 +51,17 @@ final class WritePacer {
         }
     }
 
-    /// A connection's queue just went from empty to not.
-    func request(_ c: Connection) {
-        if c.deferred { return }
-        if c.hot {
-            let due = c.lastWriteNs &+ lingerNs
-            if due > Self.now() {
-                c.deferred = true
-                waiting.append((c, due))
-                arm(at: due)
-                return
-            }
-        }
-        lws_callback_on_writable(c.wsi)
+    /// Whether `c`, about to be written, must wait for its linger first
+    /// (then `release` hands it back when the time comes).
+    func holds(_ c: Connection) -> Bool {
+        if c.deferred { return true }
+        guard c.hot else { return false }
+        let due = c.lastWriteNs &+ lingerNs
+        guard due > Self.now() else { return false }
+        c.deferred = true
+        waiting.append((c, due))
+        arm(at: due)
+        return true
     }
 
     private func arm(at due: UInt64) {
@@ -79,7 +78,7 @@ final class WritePacer {
             let c = waiting[head].connection
             head += 1
             c.deferred = false
-            if !c.closed && !c.queue.isEmpty { lws_callback_on_writable(c.wsi) }
+            if !c.closed && !c.queue.isEmpty { release(c) }
         }
         if head == waiting.count {
             waiting.removeAll(keepingCapacity: true)

@@ -1,0 +1,160 @@
+import CLibWebSockets
+
+/// Writes WebSocket queues the way the fastest broadcasters do: everything
+/// queued for a connection leaves in one system call, and at once when the
+/// socket has room, instead of a round trip through the event loop
+/// (`lws_callback_on_writable`, an epoll_ctl, a wake-up, the WRITEABLE
+/// callback, another epoll_ctl) for every delivery.
+///
+/// Frames are queued during a service turn (a commit's fan-out, a received
+/// action); `flush()` runs when the turn's callback returns and writes each
+/// touched connection once: several queued messages become one buffer of
+/// complete RFC 6455 frames sent with `LWS_WRITE_RAW`, or one
+/// newline-separated frame for batching peers. When lws still holds part of
+/// an earlier write (`lws_partial_buffered`), the connection waits for its
+/// WRITEABLE callback instead, so lws never buffers more than one write per
+/// connection and the queue bound stays the daemon's.
+///
+/// Why a partial kernel write cannot corrupt a frame: `lws_issue_raw` keeps
+/// whatever the socket did not take in the connection's `buflist_out`, appends
+/// any later write behind it, and drains it before PONG, CLOSE or our
+/// WRITEABLE callback (lws 4.1.6 `lws_handle_POLLOUT_event`, priority 1).
+///
+/// Threading (lws' contract): service thread only, like every connection.
+final class CorkedWriter {
+    let pacer: WritePacer
+    /// Connections with frames queued this turn, each once (`Connection.scheduled`).
+    private var touched: [Connection] = []
+    private var spare: [Connection] = []
+    /// One buffer for every coalesced write; lws copies what the socket leaves.
+    private let scratch: UnsafeMutableRawPointer
+    let scratchSize: Int
+    private let pre = Int(fs_lws_pre())
+    var drained: (Connection) -> Void = { _ in }
+
+    init(maxWriteBytes: Int, lingerMs: Int, schedule: @escaping (Int64, @escaping () -> Void) -> Void) {
+        scratchSize = max(maxWriteBytes, 64 * 1024) + Int(fs_lws_pre()) + 16
+        scratch = .allocate(byteCount: scratchSize, alignment: 16)
+        pacer = WritePacer(lingerMs: lingerMs, schedule: schedule)
+        pacer.release = { [unowned self] c in self.touch(c) }
+    }
+
+    deinit { scratch.deallocate() }
+
+    /// A frame was queued on `c`.
+    @inline(__always)
+    func queued(_ c: Connection) {
+        pacer.counted(c)
+        touch(c)
+    }
+
+    /// Puts `c` on this turn's flush list.
+    @inline(__always)
+    func touch(_ c: Connection) {
+        if c.scheduled { return }
+        c.scheduled = true
+        touched.append(c)
+    }
+
+    /// Writes every connection touched since the last flush. Called when a
+    /// service callback that may have queued frames returns.
+    func flush() {
+        guard !touched.isEmpty else { return }
+        swap(&touched, &spare)
+        for c in spare {
+            c.scheduled = false
+            guard !c.closed, !c.peerClosing, !c.awaiting, !c.deferred, !c.queue.isEmpty else { continue }
+            if pacer.holds(c) { continue }
+            if c.direct && lws_partial_buffered(c.wsi) == 0 {
+                if !write(c) {
+                    // Not inside this connection's callback: lws drops it on its next turn.
+                    lws_set_timeout(c.wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC)
+                    continue
+                }
+                afterWrite(c)
+            } else {
+                request(c)
+            }
+        }
+        spare.removeAll(keepingCapacity: true)
+    }
+
+    /// The WRITEABLE callback: one write, as lws documents. Returns the callback's result.
+    func writeable(_ c: Connection) -> Int32 {
+        c.awaiting = false
+        if c.queue.isEmpty {
+            guard let close = c.closeRequest else { return 0 }
+            var bytes = Array(close.reason.utf8)
+            lws_close_reason(c.wsi, lws_close_status(rawValue: UInt32(close.code)), &bytes, bytes.count)
+            return -1
+        }
+        if c.deferred { return 0 }
+        if !write(c) { return -1 }
+        afterWrite(c)
+        return 0
+    }
+
+    /// Asks lws for a WRITEABLE callback (once per connection at a time).
+    func request(_ c: Connection) {
+        guard !c.closed, !c.awaiting else { return }
+        c.awaiting = true
+        lws_callback_on_writable(c.wsi)
+    }
+
+    private func afterWrite(_ c: Connection) {
+        if c.queue.isEmpty {
+            if c.closeRequest != nil { request(c) }
+            drained(c)
+        } else {
+            request(c)
+        }
+    }
+
+    /// One `lws_write` of as much of the queue as fits. False when lws failed.
+    private func write(_ c: Connection) -> Bool {
+        guard let first = c.queue.first else { return true }
+        c.lastWriteNs = WritePacer.now()
+        let limit = scratchSize - pre - 16
+        // One message, one too big to share a buffer, or a connection whose
+        // frames lws must wrap itself (WebSocket over HTTP/2): in place, as
+        // a text frame, lws writing the header into the frame's headroom.
+        if c.queue.count == 1 || first.count + 14 >= limit || !c.direct {
+            _ = c.queue.pop()
+            return lws_write(c.wsi, first.payload, first.count, LWS_WRITE_TEXT) >= first.count
+        }
+        let base = (scratch + pre).assumingMemoryBound(to: UInt8.self)
+        let used = c.batching ? joinBatch(c, into: base, limit: limit) : frameAll(c, into: base, limit: limit)
+        let raw = c.batching ? LWS_WRITE_TEXT : fs_lws_write_raw()
+        return lws_write(c.wsi, base, used, raw) >= used
+    }
+
+    /// Batching peers: the messages joined by `\n` into one frame's payload.
+    private func joinBatch(_ c: Connection, into base: UnsafeMutablePointer<UInt8>, limit: Int) -> Int {
+        var used = 0
+        while let f = c.queue.first, used == 0 || used + 1 + f.count <= limit {
+            if used > 0 {
+                base[used] = 0x0A
+                used += 1
+            }
+            (UnsafeMutableRawPointer(base) + used).copyMemory(from: f.payload, byteCount: f.count)
+            used += f.count
+            _ = c.queue.pop()
+        }
+        return used
+    }
+
+    /// Plain peers: each message as its own complete, unmasked, final text
+    /// frame (RFC 6455 §5.2), back to back, for one `LWS_WRITE_RAW`.
+    private func frameAll(_ c: Connection, into base: UnsafeMutablePointer<UInt8>, limit: Int) -> Int {
+        var used = 0
+        while let f = c.queue.first {
+            let header = f.count < 126 ? 2 : (f.count < 65536 ? 4 : 10)
+            guard used == 0 || used + header + f.count <= limit else { break }
+            used += WebSocketHeader.write(textLength: f.count, to: base + used)
+            (UnsafeMutableRawPointer(base) + used).copyMemory(from: f.payload, byteCount: f.count)
+            used += f.count
+            _ = c.queue.pop()
+        }
+        return used
+    }
+}
