@@ -40,7 +40,8 @@ extension Bench {
         p.state = .handshaking
         let key = base64(slot: p.slot)
         let offer = config.offer.joined(separator: ", ")
-        let request = "GET \(config.path) HTTP/1.1\r\nHost: \(config.host):\(config.port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: \(key)\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Protocol: \(offer)\r\n\r\n"
+        let protocols = offer.isEmpty ? "" : "Sec-WebSocket-Protocol: \(offer)\r\n"
+        let request = "GET \(config.path) HTTP/1.1\r\nHost: \(config.host):\(config.port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: \(key)\r\nSec-WebSocket-Version: 13\r\n\(protocols)\r\n"
         p.tx.append(contentsOf: request.utf8)
         flush(p)
     }
@@ -73,11 +74,19 @@ extension Bench {
         p.state = .open
         p.handshake = []
         if let board = p.board {
-            send(p, text: Array("{\"type\":\"subscribe\",\"board\":\"\(board)\"}".utf8))
+            send(p, text: subscribeMessage(board))
         } else {
             becameReady(p)
         }
         return before + data.count - end
+    }
+
+    /// What a subscriber sends first; it is set up on the answer (a snapshot, or `subscribed`).
+    func subscribeMessage(_ board: String) -> [UInt8] {
+        switch config.wire {
+        case .foldsync: return Array("{\"type\":\"subscribe\",\"board\":\"\(board)\"}".utf8)
+        case .broadcast: return Array((board == config.board ? "subscribe" : "subscribe \(board)").utf8)
+        }
     }
 
     func becameReady(_ p: Peer) {

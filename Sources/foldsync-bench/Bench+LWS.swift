@@ -74,7 +74,7 @@ final class LWSLoop: WebClientDelegate {
         b.negotiated[socket.subprotocol ?? "(none)", default: 0] += p.role == .idle ? 0 : 1
         p.state = .open
         if let board = p.board {
-            b.send(p, text: Array("{\"type\":\"subscribe\",\"board\":\"\(board)\"}".utf8))
+            b.send(p, text: b.subscribeMessage(board))
         } else {
             b.becameReady(p)
         }

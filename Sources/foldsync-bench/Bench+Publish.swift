@@ -42,6 +42,7 @@ extension Bench {
     /// `setTitle` on section `s<seq mod sections>`, titled `t:<ns>:<seq>:` and padded.
     func appendAction(seq: Int, to p: Peer) {
         action.removeAll(keepingCapacity: true)
+        if config.wire == .broadcast { return appendStamp(seq: seq, to: p) }
         JSONWriter.appendRaw("{\"type\":\"setTitle\",\"board\":", to: &action)
         JSONWriter.appendString(config.board, to: &action)
         JSONWriter.appendRaw(",\"section\":\"s", to: &action)
@@ -55,6 +56,19 @@ extension Bench {
         let pad = titleLength - (action.count - titleStart)
         if pad > 0 { action.append(contentsOf: repeatElement(UInt8(ascii: "."), count: pad)) }
         JSONWriter.appendRaw("\"}", to: &action)
+        if let s = p.socket { return s.send(action) }
+        WebSocketFrame.append(opcode: WebSocketFrame.text, payload: action, mask: p.mask, to: &p.tx)
+    }
+
+    /// The broadcast peer's message: the stamp alone, padded like a title.
+    func appendStamp(seq: Int, to p: Peer) {
+        JSONWriter.appendRaw("t:", to: &action)
+        JSONWriter.appendInt(Int(System.nowNs()), to: &action)
+        action.append(UInt8(ascii: ":"))
+        JSONWriter.appendInt(seq, to: &action)
+        action.append(UInt8(ascii: ":"))
+        let pad = titleLength - action.count
+        if pad > 0 { action.append(contentsOf: repeatElement(UInt8(ascii: "."), count: pad)) }
         if let s = p.socket { return s.send(action) }
         WebSocketFrame.append(opcode: WebSocketFrame.text, payload: action, mask: p.mask, to: &p.tx)
     }

@@ -4,6 +4,7 @@ extension Bench {
     @inline(__always)
     func json(_ p: Peer, _ m: UnsafePointer<UInt8>, _ n: Int, now: UInt64) {
         counters.messagesIn += 1
+        if config.wire == .broadcast { return stamped(p, m, n, now: now) }
         guard n > 12, Scan.hasPrefix("{\"type\":\"", m, at: 0, to: n) else {
             counters.otherMessages += 1
             return
@@ -59,7 +60,38 @@ extension Bench {
         counters.patchBytes += n
         let t = Scan.find("\"t:", in: m, from: after, to: n)
         guard t >= 0 else { return }
-        let (sent, colon) = Scan.integer(m, at: t + 3, to: n)
+        record(p, m, n, stampAt: t + 3, now: now)
+    }
+
+    /// The plain broadcaster's messages: `subscribed`, or a bare `t:<ns>:<seq>:` stamp.
+    /// The seq stands in for the rev: consecutive per connection, or a gap.
+    @inline(__always)
+    func stamped(_ p: Peer, _ m: UnsafePointer<UInt8>, _ n: Int, now: UInt64) {
+        guard n > 2, m[0] == UInt8(ascii: "t"), m[1] == UInt8(ascii: ":") else {
+            if Scan.hasPrefix("subscribed", m, at: 0, to: n), !p.ready { becameReady(p) } else { counters.otherMessages += 1 }
+            return
+        }
+        let (_, colon) = Scan.integer(m, at: 2, to: n)
+        guard colon < n else { return }
+        let (seq, _) = Scan.integer(m, at: colon + 1, to: n)
+        if p.lastRev >= 0 {
+            if seq <= p.lastRev {
+                counters.dups += 1
+                return
+            }
+            if seq != p.lastRev + 1 { counters.gaps += 1 }
+        }
+        p.lastRev = seq
+        guard p.role == .subscriber else { return }
+        counters.patches += 1
+        counters.patchBytes += n
+        record(p, m, n, stampAt: 2, now: now)
+    }
+
+    /// Counts one delivery of the stamp `<ns>:<seq>:` at `m[at...]`, when its seq is in the measured window.
+    @inline(__always)
+    func record(_ p: Peer, _ m: UnsafePointer<UInt8>, _ n: Int, stampAt at: Int, now: UInt64) {
+        let (sent, colon) = Scan.integer(m, at: at, to: n)
         guard sent >= 0, colon < n else { return }
         let (seq, _) = Scan.integer(m, at: colon + 1, to: n)
         guard seq >= measureFirstSeq, seq <= measureLastSeq else {

@@ -29,17 +29,30 @@ struct BenchConfig: Sendable {
     var patchBytes = 100
     /// Which WebSocket client the connections run on.
     var client = ClientKind.epoll
+    var wire = Wire.foldsync
+    /// Ramp rates (changes/s), in order; the ramp stops at the first failure.
+    var rampRates: [Double] = [50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000, 100_000]
 
     static let idleBoard = "bench-idle"
 
     /// The subprotocols offered, in order of preference.
-    var offer: [String] { batch ? ["foldsync.v1.batch", "foldsync.v1"] : ["foldsync.v1"] }
+    var offer: [String] {
+        if wire == .broadcast { return [] }
+        return batch ? ["foldsync.v1.batch", "foldsync.v1"] : ["foldsync.v1"]
+    }
 }
 
 /// `--client`: the benchmark's own epoll loop, or FoldTransport's
 /// libwebsockets client (`WebClient`), both on this one thread.
 enum ClientKind: String, Sendable {
     case epoll, lws
+}
+
+/// `--protocol`: what the server speaks. `broadcast` is the peer's plain
+/// protocol: `subscribe` → `subscribed`, then every text a publisher sends,
+/// to every subscriber, as it was sent (`t:<ns>:<seq>:` and padding).
+enum Wire: String, Sendable {
+    case foldsync, broadcast
 }
 
 /// A bad command line, reported in one line.
@@ -105,6 +118,20 @@ extension BenchConfig {
         BenchOption(key: "grace", value: "S", help: "longest wait for stragglers after the last send (default 2)", apply: number(0...600) { $0.grace = $1 }),
         BenchOption(key: "no-batch", value: "", help: "offer only foldsync.v1 (default offers foldsync.v1.batch first)") { c, _ in
             c.batch = false
+            return nil
+        },
+        BenchOption(key: "protocol", value: "foldsync|broadcast",
+                    help: "foldsync (default): the daemon's wire; broadcast: a plain broadcaster (Tests/bench/uws_broadcast.py)") { c, v in
+            guard let w = Wire(rawValue: v) else { return "expects foldsync or broadcast, got '\(v)'" }
+            c.wire = w
+            return nil
+        },
+        BenchOption(key: "rates", value: "R,R,...", help: "the ramp's rates in changes/s (default 50,100,200,500,1000,2000,5000,...)") { c, v in
+            let rates = v.split(separator: ",").compactMap { Double($0) }
+            guard !rates.isEmpty, rates.count == v.split(separator: ",").count, rates.allSatisfy({ $0 > 0 }) else {
+                return "expects positive numbers separated by commas, got '\(v)'"
+            }
+            c.rampRates = rates
             return nil
         },
         BenchOption(key: "json", value: "", help: "print one JSON summary object on stdout") { c, _ in

@@ -3,7 +3,7 @@ extension Bench {
     /// between the last pass and the first failure. Connections stay open
     /// across steps; each step starts after the previous one's backlog drained.
     func ramp(daemon: DaemonProcess?, progress: (PhaseResult) -> Void) -> (steps: [PhaseResult], best: PhaseResult?) {
-        let rates: [Double] = [50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000, 100_000]
+        let rates = config.rampRates
         var steps: [PhaseResult] = []
         var best: PhaseResult?
         var failed: PhaseResult?

@@ -39,11 +39,12 @@ let daemon = config.pid.map { DaemonProcess(pid: $0) } ?? DaemonProcess.find(lis
 if daemon == nil { logger.info("daemon process not found on this machine: no CPU/RSS figures") }
 
 let board = BoardSetup.document(sections: config.sections, items: config.items)
-if let why = BoardSetup.put(board: config.board, body: board, host: config.host, port: config.port) {
+// A plain broadcaster (the peer) has no boards to set up.
+if config.wire == .foldsync, let why = BoardSetup.put(board: config.board, body: board, host: config.host, port: config.port) {
     logger.error("cannot create board '\(config.board)': \(why)")
     exit(1)
 }
-if config.idle > 0, let why = BoardSetup.put(board: BenchConfig.idleBoard, body: BoardSetup.document(sections: 3, items: 0), host: config.host, port: config.port) {
+if config.wire == .foldsync, config.idle > 0, let why = BoardSetup.put(board: BenchConfig.idleBoard, body: BoardSetup.document(sections: 3, items: 0), host: config.host, port: config.port) {
     logger.error("cannot create board '\(BenchConfig.idleBoard)': \(why)")
     exit(1)
 }

@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# foldsyncd beside uWebSockets, measured by the same client in one window.
+#
+# Each scenario runs REPEAT times (default 3); within a repeat the servers
+# take turns (interleaved), each a fresh process pinned to core 0, the
+# benchmark pinned to core 1. foldsyncd runs on its defaults (libev loop,
+# SQLite, every change committed before anyone sees it) with only the
+# per-connection action limit lifted for the one publisher. The peer is
+# uWS pub/sub (Tests/bench/uws_broadcast.py, PyPI socketify in a venv made
+# here), measured with `foldsync-bench --protocol broadcast`.
+#
+#   Tests/scripts/bench-peer.sh [scenario...]      REPEAT=3 OUT=bench-results-peer
+#   SERVERS="foldsyncd uws foldsyncd-poll" ...     (add the poll() loop to the rotation)
+#   Tests/scripts/bench-peer-summary.py OUT        (the table; the script prints it at the end)
+#
+# Scenarios: c1k-r20, c1k-ramp (batching), c1k-ramp-plain, c10k-r5, idle10k.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+scratch=.build-release
+timeout 3600 swift build -c release --product foldsyncd --scratch-path "$scratch" >&2
+timeout 3600 swift build -c release --product foldsync-bench --scratch-path "$scratch" >&2
+bin="$scratch/release"
+venv="${PEER_VENV:-.build/peer-venv}"
+if ! "$venv/bin/python" -c "import socketify" 2>/dev/null; then
+    python3 -m venv "$venv"
+    "$venv/bin/pip" install -q "socketify==0.0.31"
+fi
+out="${OUT:-bench-results-peer}"
+mkdir -p "$out"
+repeat="${REPEAT:-3}"
+read -r -a servers <<<"${SERVERS:-foldsyncd uws}"
+
+{
+    echo "date: $(date -u +%FT%TZ)"
+    echo "host: $(uname -srm), $(nproc) cores"
+    echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+    echo "foldsyncd: $(git rev-parse --short HEAD) release; peer: socketify 0.0.31 (uWS)"
+} | tee "$out/window.txt" >&2
+
+start_server() {  # start_server KIND DIR -> sets pid, port
+    local kind=$1 dir=$2
+    case "$kind" in
+        foldsyncd|foldsyncd-poll)
+            local loop=()
+            [[ $kind == foldsyncd-poll ]] && loop=(--event-loop poll)
+            taskset -c 0 "$bin/foldsyncd" --listen 127.0.0.1:0 --db "$dir/b.db" \
+                --max-actions-per-second 1000000 --action-burst 1000000 "${loop[@]}" >"$dir/s.log" 2>&1 &
+            ;;
+        uws)
+            taskset -c 0 "$venv/bin/python" Tests/bench/uws_broadcast.py >"$dir/s.log" 2>&1 &
+            ;;
+    esac
+    pid=$!
+    port=""
+    for _ in $(seq 150); do
+        port="$(grep -o 'listening on 127.0.0.1:[0-9]*' "$dir/s.log" | head -1 | cut -d: -f2 || true)"
+        [[ -n "$port" ]] && break
+        sleep 0.1
+    done
+}
+
+stop_server() {
+    kill -TERM "$pid" 2>/dev/null || true
+    for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL "$pid" 2>/dev/null || true
+}
+
+run() {  # run SCENARIO KIND BENCH-ARGS...
+    local name=$1 kind=$2; shift 2
+    local dir; dir="$(mktemp -d)"
+    start_server "$kind" "$dir"
+    if [[ -n "$port" ]]; then
+        local wire=()
+        [[ $kind == uws ]] && wire=(--protocol broadcast)
+        timeout 900 taskset -c 1 "$bin/foldsync-bench" --url "ws://127.0.0.1:$port/ws" --pid "$pid" --json "${wire[@]}" "$@" \
+            | sed "s/^{/{\"scenario\":\"$name\",\"server\":\"$kind\",\"run\":$i,/" | tee -a "$out/$name.jsonl" || true
+    else
+        echo "$kind did not start: $(tail -3 "$dir/s.log")" >&2
+    fi
+    stop_server
+    rm -rf "$dir"
+}
+
+ramp_rates="100,200,500,1000,1500,2000,3000,5000,8000"
+scenarios=("$@")
+[[ ${#scenarios[@]} -eq 0 ]] && scenarios=(c1k-r20 c1k-ramp c1k-ramp-plain c10k-r5 idle10k)
+for s in "${scenarios[@]}"; do
+    for i in $(seq "$repeat"); do
+        for kind in "${servers[@]}"; do
+            case "$s" in
+                c1k-r20) run "$s" "$kind" --connections 1000 --rate 20 --duration 10 ;;
+                c1k-ramp) run "$s" "$kind" --connections 1000 --ramp --rates "$ramp_rates" --step 5 ;;
+                # uWS has no batching to turn off: its plain figure is c1k-ramp's.
+                c1k-ramp-plain) [[ $kind == uws ]] || run "$s" "$kind" --connections 1000 --ramp --rates "$ramp_rates" --step 5 --no-batch ;;
+                c10k-r5) run "$s" "$kind" --connections 10000 --rate 5 --duration 10 ;;
+                idle10k) run "$s" "$kind" --connections 100 --rate 200 --duration 10 --idle 10000 ;;
+                *) echo "unknown scenario $s" >&2; exit 2 ;;
+            esac
+        done
+    done
+done
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$out/window.txt" >&2
+python3 Tests/scripts/bench-peer-summary.py "$out"
