@@ -35,6 +35,7 @@ let package = Package(
         .executableTarget(name: "foldsync", dependencies: ["FoldCore", "FoldClient", "FoldTransport", "CTerminal"]),
         .testTarget(name: "FoldCoreTests", dependencies: ["FoldCore"]),
         .testTarget(name: "FoldDaemonTests", dependencies: ["FoldCore"]),
+        .testTarget(name: "FoldTransportTests", dependencies: ["FoldTransport"]),
         .testTarget(name: "FoldClientTests", dependencies: ["FoldCore", "FoldClient", "FoldTransport"]),
         .testTarget(name: "FoldsyncCLITests", dependencies: ["FoldClient"]),
     ]

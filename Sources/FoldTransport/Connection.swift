@@ -34,6 +34,9 @@ public final class Connection {
     var scheduled = false
     var awaiting = false
     var peerClosing = false
+    /// Set by `discardQueued` (a resync): the delegate hears when the queue
+    /// empties again, and only then, so the hot path reports nothing.
+    var drainWatched = false
     let direct: Bool
     unowned let writer: CorkedWriter
 
@@ -62,7 +65,10 @@ public final class Connection {
 
     /// Drops what is queued and not yet written (conflation: the caller
     /// replaces it with a snapshot).
-    public func discardQueued() { queue.removeAll() }
+    public func discardQueued() {
+        queue.removeAll()
+        drainWatched = true
+    }
 
     /// Sends a close frame after what is queued (or at once when `flush` is
     /// false), then drops the connection. `deadlineSeconds` bounds a peer that

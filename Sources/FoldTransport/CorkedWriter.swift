@@ -31,6 +31,9 @@ final class CorkedWriter {
     let scratchSize: Int
     private let pre = Int(fs_lws_pre())
     var drained: (Connection) -> Void = { _ in }
+    /// `lws_write` calls carrying WebSocket messages, and the messages in them (for `/metrics`).
+    private(set) var writes = 0
+    private(set) var messagesWritten = 0
 
     init(maxWriteBytes: Int, lingerMs: Int, schedule: @escaping (Int64, @escaping () -> Void) -> Void) {
         scratchSize = max(maxWriteBytes, 64 * 1024) + Int(fs_lws_pre()) + 16
@@ -43,10 +46,7 @@ final class CorkedWriter {
 
     /// A frame was queued on `c`.
     @inline(__always)
-    func queued(_ c: Connection) {
-        pacer.counted(c)
-        touch(c)
-    }
+    func queued(_ c: Connection) { touch(c) }
 
     /// Puts `c` on this turn's flush list.
     @inline(__always)
@@ -61,12 +61,14 @@ final class CorkedWriter {
     func flush() {
         guard !touched.isEmpty else { return }
         swap(&touched, &spare)
+        // One clock read per turn, not per connection.
+        let now = WritePacer.now()
         for c in spare {
             c.scheduled = false
             guard !c.closed, !c.peerClosing, !c.awaiting, !c.deferred, !c.queue.isEmpty else { continue }
-            if pacer.holds(c) { continue }
+            if pacer.holds(c, now: now) { continue }
             if c.direct && lws_partial_buffered(c.wsi) == 0 {
-                if !write(c) {
+                if !write(c, now: now) {
                     // Not inside this connection's callback: lws drops it on its next turn.
                     lws_set_timeout(c.wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC)
                     continue
@@ -89,7 +91,7 @@ final class CorkedWriter {
             return -1
         }
         if c.deferred { return 0 }
-        if !write(c) { return -1 }
+        if !write(c, now: WritePacer.now()) { return -1 }
         afterWrite(c)
         return 0
     }
@@ -104,16 +106,25 @@ final class CorkedWriter {
     private func afterWrite(_ c: Connection) {
         if c.queue.isEmpty {
             if c.closeRequest != nil { request(c) }
-            drained(c)
+            if c.drainWatched {
+                c.drainWatched = false
+                drained(c)
+            }
         } else {
             request(c)
         }
     }
 
     /// One `lws_write` of as much of the queue as fits. False when lws failed.
-    private func write(_ c: Connection) -> Bool {
+    private func write(_ c: Connection, now: UInt64) -> Bool {
         guard let first = c.queue.first else { return true }
-        c.lastWriteNs = WritePacer.now()
+        let queued = c.queue.count
+        defer {
+            let sent = queued - c.queue.count
+            writes &+= 1
+            messagesWritten &+= sent
+            pacer.wrote(c, messages: sent, now: now)
+        }
         let limit = scratchSize - pre - 16
         // One message, one too big to share a buffer, or a connection whose
         // frames lws must wrap itself (WebSocket over HTTP/2): in place, as

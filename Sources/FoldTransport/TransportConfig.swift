@@ -18,7 +18,7 @@ public struct TransportConfig: Sendable {
     /// Seconds of silence before a PING, and before a peer that never answers is dropped.
     public var pingSeconds = 30
     public var hangupSeconds = 60
-    /// Milliseconds a busy batching connection's next write waits after the
+    /// Milliseconds a busy connection's next write waits after the
     /// last, so messages gather (see `WritePacer`); 0 writes at once.
     public var coalesceMs = 20
     /// Seconds a client has to finish its request or handshake before it is dropped.

@@ -66,6 +66,8 @@ public final class WebServer {
     }
 
     public var connectionCount: Int { connections.count }
+    /// WebSocket writes (each one system call unless the socket was full) and the messages they carried.
+    public var writeCounts: (writes: Int, messages: Int) { (writer.writes, writer.messagesWritten) }
     public func connection(_ id: UInt64) -> Connection? { connections[id] }
 
     private func cString(_ s: String) -> UnsafePointer<CChar> {

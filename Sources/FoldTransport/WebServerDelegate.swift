@@ -13,6 +13,6 @@ public protocol WebServerDelegate: AnyObject {
     /// Another thread called `Waker.wake()`; lws also wakes itself, so this
     /// must be cheap and idempotent.
     func woken()
-    /// A connection's queue just emptied.
+    /// A connection's queue emptied after `discardQueued` (a resync): the peer reads again.
     func drained(_ connection: Connection)
 }

@@ -1,16 +1,17 @@
 import Dispatch
 import Glibc
 
-/// Decides when a batching connection's queue is written.
+/// Decides when a busy connection's queue is written.
 ///
-/// Each write costs the kernel far more than the bytes in it (a send, two
-/// epoll_ctl, a wake-up of the reader), so under a heavy stream it pays to
-/// let messages gather. A connection counts as hot when more than
-/// `hotRate` messages a second were queued for it over the last window
-/// (50 ms): its next write then waits until `linger` after the previous
-/// one. Other connections are written at once, so quiet and moderate
-/// streams keep their latency; the measure is the arrival rate, not what
-/// the last write carried, so pacing cannot keep itself going.
+/// Each write costs the kernel far more than the bytes in it (a send, the
+/// reader's wake-up), so under a heavy stream it pays to let messages gather:
+/// corked, they leave in one write whether the peer batches or not. A
+/// connection counts as hot when more than `hotRate` messages a second were
+/// written to it over the last window (50 ms): its next write then waits
+/// until `linger` after the previous one. Other connections are written at
+/// once, so quiet and moderate streams keep their latency; the measure is the
+/// message rate, not what the last write carried, so pacing cannot keep
+/// itself going.
 /// Service thread only.
 final class WritePacer {
     let lingerNs: UInt64
@@ -31,18 +32,12 @@ final class WritePacer {
 
     static func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
 
-    /// A coarse clock (a few ms resolution, no syscall) for counting arrivals.
-    static func coarseNow() -> UInt64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC_COARSE, &ts)
-        return UInt64(ts.tv_sec) &* 1_000_000_000 &+ UInt64(ts.tv_nsec)
-    }
-
-    /// Counts a message queued for `c`, closing its rate window when due.
-    func counted(_ c: Connection) {
-        guard c.batching, lingerNs > 0 else { return }
-        c.windowCount &+= 1
-        let now = Self.coarseNow()
+    /// Counts the messages a write to `c` carried, closing its rate window
+    /// when due: once per write, not per message.
+    func wrote(_ c: Connection, messages: Int, now: UInt64) {
+        c.lastWriteNs = now
+        guard lingerNs > 0 else { return }
+        c.windowCount &+= UInt32(truncatingIfNeeded: messages)
         let elapsed = now &- c.windowStartNs
         if elapsed >= Self.windowNs {
             c.hot = UInt64(c.windowCount) &* 1_000_000_000 > Self.hotRate &* elapsed
@@ -53,11 +48,11 @@ final class WritePacer {
 
     /// Whether `c`, about to be written, must wait for its linger first
     /// (then `release` hands it back when the time comes).
-    func holds(_ c: Connection) -> Bool {
+    func holds(_ c: Connection, now: UInt64) -> Bool {
         if c.deferred { return true }
         guard c.hot else { return false }
         let due = c.lastWriteNs &+ lingerNs
-        guard due > Self.now() else { return false }
+        guard due > now else { return false }
         c.deferred = true
         waiting.append((c, due))
         arm(at: due)

@@ -51,6 +51,9 @@ final class Metrics {
         for (code, n) in refused.sorted(by: { $0.key < $1.key }) {
             out += "foldsync_actions_refused_total{code=\"\(code)\"} \(n)\n"
         }
+        let w = hub.server.writeCounts
+        metric("foldsync_ws_writes_total", "counter", "WebSocket writes; each carries every message queued for its connection.", w.writes)
+        metric("foldsync_ws_messages_written_total", "counter", "Messages carried by those writes.", w.messages)
         let t = hub.server.counters
         out += "# HELP foldsync_transport_closes_total Connections the transport dropped by itself, by reason.\n# TYPE foldsync_transport_closes_total counter\n"
         out += "foldsync_transport_closes_total{reason=\"message-too-large\"} \(t.closedTooLarge)\n"
