@@ -1,4 +1,5 @@
 import Foundation
+import FoldHub
 
 /// Where configuration comes from, kept so SIGHUP can rebuild it: flags win
 /// over the environment (`FOLDSYNC_KEY`), which wins over the file.
@@ -52,18 +53,14 @@ public struct ConfigSources: Sendable {
         for (key, value) in flags {
             apply(key, value, place: "--\(key)", to: &config, problems: &problems)
         }
-        if config.transport.tlsCert.isEmpty != config.transport.tlsKey.isEmpty {
+        if config.tlsCert.isEmpty != config.tlsKey.isEmpty {
             problems.append(Problem(place: "tls", message: "tls-cert and tls-key go together"))
         }
-        if config.access.isAnonymous && !config.allowAnonymous && !Self.isLoopback(config.transport.host) {
+        if config.access.isAnonymous && !config.allowAnonymous && !DaemonConfig.isLoopback(config.host) {
             problems.append(Problem(place: "listen", message:
-                "refusing to serve \(config.transport.host) without tokens: configure a token, or set allow-anonymous = true"))
+                "refusing to serve \(config.host) without tokens: configure a token, or set allow-anonymous = true"))
         }
         return (config, problems)
-    }
-
-    static func isLoopback(_ host: String) -> Bool {
-        host.hasPrefix("127.") || host == "::1"
     }
 
     private func apply(_ key: String, _ value: String, place: String, to config: inout DaemonConfig, problems: inout [Problem]) {
