@@ -33,34 +33,4 @@ extension Hub {
         logger.info("closing \(s.name): it has not read for \(config.slowClientSeconds)s")
         emit(.close(id: id, code: 1008, reason: "not reading; resync failed", flush: false, deadlineSeconds: 2))
     }
-
-    /// Presence goes out at most once per board per second, and a little
-    /// after the change, so a crowd joining costs one message per viewer per
-    /// second, not one per join.
-    func presenceChanged(_ board: String) {
-        guard !deadlines.contains(.presence(board)) else { return }
-        let soon = now.adding(seconds: 0.2)
-        let allowed = boards[board]?.lastPresence.map { $0.adding(seconds: 1) } ?? soon
-        arm(.presence(board), at: max(soon, allowed))
-    }
-
-    func presenceDue(_ name: String) {
-        guard let b = boards[name] else { return }
-        b.lastPresence = now
-        broadcast(ServerMessage.presence(board: name, viewers: subscriptions.watchers(of: name).count), on: name)
-    }
-
-    /// Carries out whatever deadlines have come.
-    func tick() {
-        for d in deadlines.expire(at: now) {
-            switch d {
-            case .auth(let id): authExpired(id)
-            case .stall(let id): stallExpired(id)
-            case .presence(let board): presenceDue(board)
-            case .probe: emit(.probe)
-            case .shutdown: stop()
-            }
-        }
-        if let next = deadlines.nextWake() { emit(.wakeAt(next)) }
-    }
 }
