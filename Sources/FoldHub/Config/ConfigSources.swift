@@ -1,6 +1,3 @@
-import Foundation
-import FoldHub
-
 /// Where configuration comes from, kept so SIGHUP can rebuild it: flags win
 /// over the environment (`FOLDSYNC_KEY`), which wins over the file.
 public struct ConfigSources: Sendable {
@@ -14,34 +11,41 @@ public struct ConfigSources: Sendable {
 
     public static let defaultFile = "/etc/foldsync/foldsyncd.conf"
 
+    public init() {}
+
     /// One problem, with its place (`file:line`, `--flag` or `$VAR`).
-    public struct Problem: Sendable, CustomStringConvertible {
+    public struct Problem: Sendable, Equatable, CustomStringConvertible {
         public var place: String
         public var message: String
         public var description: String { "\(place): \(message)" }
     }
 
+    /// What reading `file` gave (the daemon reads it; this stays pure).
+    public enum FileText: Sendable {
+        /// No file configured, or the default one is absent.
+        case none
+        case text(String)
+        case unreadable
+    }
+
     /// Builds the configuration from scratch, collecting every problem.
-    public func resolve() -> (DaemonConfig, [Problem]) {
+    public func resolve(_ fileText: FileText) -> (DaemonConfig, [Problem]) {
         var config = DaemonConfig(environment: environment)
         var problems: [Problem] = []
-        if let file {
-            if let text = try? String(contentsOfFile: file, encoding: .utf8) {
-                for (n, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-                    let place = "\(file):\(n + 1)"
-                    let line = raw.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
-                    let trimmed = line.trimmingCharacters(in: .whitespaces)
-                    if trimmed.isEmpty { continue }
-                    guard let eq = trimmed.firstIndex(of: "=") else {
-                        problems.append(Problem(place: place, message: "expected 'key = value'"))
-                        continue
-                    }
-                    let key = trimmed[..<eq].trimmingCharacters(in: .whitespaces)
-                    let value = trimmed[trimmed.index(after: eq)...].trimmingCharacters(in: .whitespaces)
-                    apply(key, value, place: place, to: &config, problems: &problems)
+        switch fileText {
+        case .none: break
+        case .unreadable: problems.append(Problem(place: file ?? "", message: "cannot read the configuration file"))
+        case .text(let text):
+            for (n, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+                let place = "\(file ?? ""):\(n + 1)"
+                let trimmed = (raw.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? "").trimmingBlanks
+                if trimmed.isEmpty { continue }
+                guard let eq = trimmed.firstIndex(of: "=") else {
+                    problems.append(Problem(place: place, message: "expected 'key = value'"))
+                    continue
                 }
-            } else if fileExplicit || FileManager.default.fileExists(atPath: file) {
-                problems.append(Problem(place: file, message: "cannot read the configuration file"))
+                apply(trimmed[..<eq].trimmingBlanks, trimmed[trimmed.index(after: eq)...].trimmingBlanks,
+                      place: place, to: &config, problems: &problems)
             }
         }
         for option in OptionTable.options where option.fromEnvironment {
@@ -75,6 +79,6 @@ public struct ConfigSources: Sendable {
 
     /// `max-message-bytes` → `FOLDSYNC_MAX_MESSAGE_BYTES`.
     public static func environmentName(_ key: String) -> String {
-        "FOLDSYNC_" + key.uppercased().replacingOccurrences(of: "-", with: "_")
+        "FOLDSYNC_" + String(key.uppercased().map { $0 == "-" ? "_" : $0 })
     }
 }
