@@ -52,3 +52,15 @@ import Testing
         #expect(got.map(\.type) == ["snapshot"] && got.first?.rev == 8, "one snapshot holds the change that did not fit")
     }
 }
+
+extension SlowClientTests {
+    @Test func aSlowOriginatorStillGetsItsAckAfterTheSnapshot() {
+        let h = harness()
+        for _ in 0..<7 { h.act(1, "toggle", #""section":"s1""#) }
+        #expect(h.queues[2]!.count == 8, "full")
+        h.act(2, "toggle", #""section":"s1""#, tag: "mine")
+        let got = h.read(2)
+        #expect(got.map(\.type) == ["snapshot", "ack"], "the resync comes first, so it cannot drop the ack")
+        #expect(got[0].rev == 8 && got[1]["id"]?.stringValue == "mine")
+    }
+}
