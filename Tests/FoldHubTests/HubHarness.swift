@@ -17,14 +17,17 @@ final class HubHarness {
     var commits: [SealedBatch] = []
     var probes = 0
     var reports: [ReloadReport] = []
+    /// sd_notify messages, in order.
+    var notifications: [String] = []
     /// Answer every commit at once (else the test calls `finishCommits`).
     var autoCommit = false
 
-    init(_ configure: (inout DaemonConfig) -> Void = { _ in }) {
+    init(watchdogEvery: Double? = nil, statusEvery: Double? = nil, _ configure: (inout DaemonConfig) -> Void = { _ in }) {
         var config = DaemonConfig()
         configure(&config)
         hub = Hub(config: config, logger: .silent,
-                  boards: [BoardState(name: "default", epoch: "e0", rev: 0, board: .initial, changes: [], history: config.historyPerBoard)])
+                  boards: [BoardState(name: "default", epoch: "e0", rev: 0, board: .initial, changes: [], history: config.historyPerBoard)],
+                  watchdogEvery: watchdogEvery, statusEvery: statusEvery)
     }
 
     /// Feeds one input at the harness's time and carries out its effects.
@@ -59,6 +62,7 @@ final class HubHarness {
         case .respond(let x, let r): responses[x] = r
         case .serveFile(let x, _, _), .serveMetrics(let x): responses[x] = HubResponse(status: 200)
         case .reloaded(let r): reports.append(r)
+        case .notify(let m): notifications.append(m)
         case .wakeAt, .stopAccepting, .stopServer: break
         }
     }

@@ -66,9 +66,8 @@ final class HubDriver {
             server.respond(exchange, HTTPResponse(status: 200, contentType: "text/plain; version=0.0.4; charset=utf-8", body: Array(text.utf8)))
         case .wakeAt(let t): wake(at: t)
         case .reloaded(let report): reloaded(report)
-        case .stopAccepting:
-            notifier.send("STOPPING=1")
-            server.refuseNewConnections = true
+        case .notify(let message): notifier.send(message)
+        case .stopAccepting: server.refuseNewConnections = true
         case .stopServer: server.stop()
         }
     }

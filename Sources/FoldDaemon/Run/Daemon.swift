@@ -70,7 +70,9 @@ public enum Daemon {
                 finished.signal()
                 return
             }
-            let hub = Hub(config: config, logger: logger, boards: loaded.map { $0.state(history: config.historyPerBoard) })
+            let hub = Hub(config: config, logger: logger, boards: loaded.map { $0.state(history: config.historyPerBoard) },
+                          watchdogEvery: notifier.watchdogIntervalUs.map { Double($0) / 1e6 },
+                          statusEvery: notifier.socketPath == nil ? nil : 5)
             let driver = HubDriver(hub: hub, server: server, notifier: notifier)
             let mailbox = driver.mailbox
             driver.committer = Committer(store: store) { mailbox.post(.commit($0)) }
@@ -78,7 +80,7 @@ public enum Daemon {
             server.delegate = driver
             outcome.withLock { $0 = .success((server.port, mailbox)) }
             started.signal()
-            driver.startNotifying()
+            driver.feed(.started)
             server.run()
             driver.committer.stop(timeout: Double(hub.config.shutdownTimeout))
             finished.signal()

@@ -10,6 +10,10 @@ enum Deadline: Hashable {
     case probe
     /// A graceful shutdown gives up waiting.
     case shutdown
+    /// Tell the service manager's watchdog the loop is alive.
+    case watchdog
+    /// Refresh the service manager's status line.
+    case status
 }
 
 /// Every pending deadline, each stored once: a session is unauthenticated

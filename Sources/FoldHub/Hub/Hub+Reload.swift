@@ -18,6 +18,7 @@ extension Hub {
         refreshGrants()
         reloadError = nil
         emit(.reloaded(report))
+        announce()
     }
 
     /// The re-read configuration did not validate: the old one stays whole.
@@ -26,5 +27,6 @@ extension Hub {
         var report = ReloadReport(config: config)
         report.refused = why
         emit(.reloaded(report))
+        announce()
     }
 }

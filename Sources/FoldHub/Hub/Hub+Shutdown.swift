@@ -17,6 +17,7 @@ extension Hub {
     func beginShutdown() {
         guard phase == .serving else { return }
         phase = .draining
+        emit(.notify("STOPPING=1"))
         emit(.stopAccepting)
         logger.info("shutting down: \(sessions.count) connections, \(pipeline.waiting) pending writes")
         arm(.shutdown, at: now.adding(seconds: Double(config.shutdownTimeout)))

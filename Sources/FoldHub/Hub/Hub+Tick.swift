@@ -8,6 +8,8 @@ extension Hub {
             case .presence(let board): presenceDue(board)
             case .probe: emit(.probe)
             case .shutdown: stop()
+            case .watchdog: feedWatchdog()
+            case .status: refreshStatus()
             }
         }
         if let next = deadlines.nextWake() { emit(.wakeAt(next)) }

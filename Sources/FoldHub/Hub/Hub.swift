@@ -28,8 +28,15 @@ public final class Hub {
     /// The effects of the input being handled.
     private var out: [HubEffect] = []
 
-    public init(config: DaemonConfig, logger: Logger, boards loaded: [BoardState]) {
+    /// How often to feed the service manager's watchdog and refresh its
+    /// status line, in seconds; nil when it does not ask.
+    let watchdogEvery: Double?
+    let statusEvery: Double?
+
+    public init(config: DaemonConfig, logger: Logger, boards loaded: [BoardState], watchdogEvery: Double? = nil, statusEvery: Double? = nil) {
         self.config = config
+        self.watchdogEvery = watchdogEvery
+        self.statusEvery = statusEvery
         self.logger = logger.withLevel(config.logLevel)
         for b in loaded { boards[b.name] = b }
     }
@@ -47,6 +54,7 @@ public final class Hub {
         case .committed(let outcome): commitFinished(outcome)
         case .reload(let fresh): reload(fresh)
         case .reloadRefused(let why): reloadRefused(why)
+        case .started: started()
         case .stop: beginShutdown()
         case .tick: tick()
         }

@@ -29,6 +29,8 @@ public enum HubEffect {
     /// A reload was applied (or refused): the driver applies what belongs to
     /// the transport, the logger and the web root, and reports it.
     case reloaded(ReloadReport)
+    /// One sd_notify message (`READY=1`, `STATUS=...`, `WATCHDOG=1`, `STOPPING=1`).
+    case notify(String)
     /// Shutdown began: accept no new connections.
     case stopAccepting
     /// Every client is gone (or the shutdown timeout passed): stop the loop.

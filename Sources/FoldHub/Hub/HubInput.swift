@@ -25,6 +25,9 @@ public enum HubInput {
     case reload(DaemonConfig)
     /// ... or why the re-read one did not.
     case reloadRefused(String)
+    /// The daemon listens, with the store open: say READY and start the
+    /// service manager's clocks.
+    case started
     /// SIGTERM/SIGINT: finish pending commits, say goodbye, stop.
     case stop
     /// The time asked for with `wakeAt` (or any later one) has come.
