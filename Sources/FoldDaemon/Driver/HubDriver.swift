@@ -5,7 +5,8 @@ import Foundation
 
 /// The hub's hands: turns the transport's callbacks (and the mailbox) into
 /// hub inputs stamped with the time, and carries out the effects the hub
-/// returns. Holds no state of its own beyond the one timer it has armed.
+/// returns. Holds no state of its own beyond the earliest timer it has
+/// armed (and the web files' cache).
 ///
 /// Service thread only, apart from `mailbox`, which other threads append to.
 final class HubDriver {
