@@ -59,8 +59,10 @@ public final class Hub {
         case .tick: tick()
         }
         checkShutdown()
-        defer { out.removeAll(keepingCapacity: true) }
-        return out
+        // Handed over whole: most inputs (a queue drained) have no effect and then allocate nothing.
+        let effects = out
+        out = []
+        return effects
     }
 
     func emit(_ effect: HubEffect) { out.append(effect) }
