@@ -14,7 +14,7 @@ extension HubDriver {
         var changed = report.changed
         server.config.maxMessageBytes = report.config.maxMessageBytes
         server.config.maxBodyBytes = report.config.maxBodyBytes
-        if changed.contains(where: { $0.hasPrefix("web-root ") }) { web = StaticFiles(root: report.config.webRoot, logger: logger) }
+        if report.previous.webRoot != report.config.webRoot { web = StaticFiles(root: report.config.webRoot, logger: logger) }
         do {
             try server.reloadCertificates()
             if report.config.tls { changed.append("certificate re-read") }

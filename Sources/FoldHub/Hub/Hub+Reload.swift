@@ -14,6 +14,7 @@ extension Hub {
         for option in OptionTable.options where !option.live { option.keep(&applied, old) }
         config = applied
         report.config = applied
+        report.previous = old
         logger = logger.withLevel(applied.logLevel)
         refreshGrants()
         reloadError = nil

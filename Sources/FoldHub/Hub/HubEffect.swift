@@ -45,8 +45,12 @@ public struct ReloadReport: Sendable, Equatable {
     public var needsRestart: [String] = []
     /// Why the configuration was refused as a whole; nil when applied.
     public var refused: String?
-    /// The configuration now in force.
+    /// The configuration now in force, and the one before.
     public var config: DaemonConfig
+    public var previous: DaemonConfig
 
-    public init(config: DaemonConfig) { self.config = config }
+    public init(config: DaemonConfig) {
+        self.config = config
+        self.previous = config
+    }
 }
