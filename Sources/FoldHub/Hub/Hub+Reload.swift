@@ -15,7 +15,6 @@ extension Hub {
         config = applied
         report.config = applied
         report.previous = old
-        logger = logger.withLevel(applied.logLevel)
         refreshGrants()
         reloadError = nil
         emit(.reloaded(report))

@@ -8,8 +8,9 @@ import FoldCore
 /// One thread at a time (the daemon's service thread).
 public final class Hub {
     public internal(set) var config: DaemonConfig
-    /// Its level follows the configuration.
-    public internal(set) var logger: Logger
+    /// Where log lines go; the level is the configuration's.
+    private let sink: Logger
+    public var logger: Logger { sink.withLevel(config.logLevel) }
     public internal(set) var metrics = Metrics()
     /// Why the last reload was refused, shown in STATUS= until one succeeds.
     var reloadError: String?
@@ -37,7 +38,7 @@ public final class Hub {
         self.config = config
         self.watchdogEvery = watchdogEvery
         self.statusEvery = statusEvery
-        self.logger = logger.withLevel(config.logLevel)
+        self.sink = logger
         for b in loaded { boards[b.name] = b }
     }
 
