@@ -2,8 +2,9 @@
 import PackageDescription
 
 /// Targets are the architecture: FoldCore is pure and everything points at it;
+/// FoldHub (the hub's state machine) is pure too and sees only FoldCore;
 /// FoldTransport alone imports libwebsockets, FoldStore alone imports SQLite;
-/// the executables are thin.
+/// FoldDaemon drives the hub over them; the executables are thin.
 let package = Package(
     name: "foldsync",
     platforms: [.macOS(.v15)],
@@ -26,7 +27,9 @@ let package = Package(
         .target(name: "FoldCore"),
         .target(name: "FoldTransport", dependencies: ["FoldCore", "CLibWebSockets"]),
         .target(name: "FoldStore", dependencies: ["FoldCore", "CSQLite"]),
-        .target(name: "FoldDaemon", dependencies: ["FoldCore", "FoldTransport", "FoldStore"]),
+        // No transport, no store, no Foundation: every decision, testable without I/O.
+        .target(name: "FoldHub", dependencies: ["FoldCore"]),
+        .target(name: "FoldDaemon", dependencies: ["FoldCore", "FoldHub", "FoldTransport", "FoldStore"]),
         .executableTarget(name: "foldsyncd", dependencies: ["FoldDaemon"]),
         // The load generator: its own epoll WebSocket client (the default), or
         // FoldTransport's libwebsockets client with `--client lws`.
@@ -34,6 +37,7 @@ let package = Package(
         .target(name: "FoldClient", dependencies: ["FoldCore", "CTerminal"]),
         .executableTarget(name: "foldsync", dependencies: ["FoldCore", "FoldClient", "FoldTransport", "CTerminal"]),
         .testTarget(name: "FoldCoreTests", dependencies: ["FoldCore"]),
+        .testTarget(name: "FoldHubTests", dependencies: ["FoldCore", "FoldHub"]),
         .testTarget(name: "FoldDaemonTests", dependencies: ["FoldCore"]),
         .testTarget(name: "FoldTransportTests", dependencies: ["FoldTransport"]),
         .testTarget(name: "FoldClientTests", dependencies: ["FoldCore", "FoldClient", "FoldTransport"]),

@@ -1,13 +1,7 @@
 import FoldCore
 import FoldTransport
 import Foundation
-
-/// What the committer reports back to the service thread.
-enum CommitOutcome: Sendable {
-    case committed(batch: UInt64, seconds: Double)
-    case failed(batch: UInt64, reason: String)
-    case probed(ok: Bool, reason: String)
-}
+import FoldHub
 
 /// The one thread that touches the store after start-up, so the event loop
 /// never waits on the disk. The service thread submits; results come back

@@ -1,5 +1,6 @@
 import Foundation
 import FoldCore
+import FoldHub
 
 /// What the command line asks for.
 public enum DaemonCommand: Sendable {
@@ -9,10 +10,6 @@ public enum DaemonCommand: Sendable {
     case version(String)
     /// `foldsyncd hash-token`: reads a secret on stdin, prints its SHA-256.
     case hashToken
-}
-
-public enum DaemonVersion {
-    public static let string = "0.1.0"
 }
 
 extension DaemonCommand {
@@ -82,13 +79,17 @@ extension DaemonCommand {
             "",
             "Every option is also a configuration-file key (`key = value`) and an",
             "environment variable (FOLDSYNC_KEY); flags win over the environment,",
-            "which wins over the file.",
+            "which wins over the file. SIGHUP re-reads them; what says \"restart to",
+            "change\" keeps its old value until then.",
             "",
         ]
         func row(_ flag: String, _ help: String) {
             lines.append(flag.padding(toLength: max(34, flag.count + 2), withPad: " ", startingAt: 0) + help)
         }
-        for o in OptionTable.options { row("  --\(o.key) \(o.value)", o.help) }
+        for o in OptionTable.options {
+            let notes = [o.defaultText.map { "default \($0)" }, o.live ? nil : "restart to change"].compactMap { $0 }
+            row("  --\(o.key) \(o.value)", o.help + (notes.isEmpty ? "" : " (\(notes.joined(separator: "; ")))"))
+        }
         row("  --config PATH", "configuration file (default \(ConfigSources.defaultFile) when it exists)")
         row("  --check-config", "validate the configuration, print each problem, exit 0 or 2")
         row("  --help", "this text")

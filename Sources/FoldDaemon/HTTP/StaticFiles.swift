@@ -1,6 +1,7 @@
 import FoldCore
 import FoldTransport
 import Foundation
+import FoldHub
 
 /// The dashboard's files, read from the web root and kept in memory with an
 /// ETag. `/` and `/b/NAME` are the page itself; the page finds its board in
@@ -71,7 +72,7 @@ final class StaticFiles {
     }
 
     private func notFound(_ path: String) -> HTTPResponse {
-        var r = HTTPReplies.error(.notFound, "nothing at \(path)")
+        var r = HTTPResponse(HubResponse.error(.notFound, "nothing at \(path)"))
         r.headers.append(("content-security-policy", Self.csp))
         return r
     }

@@ -2,6 +2,7 @@ import FoldCore
 import FoldStore
 import FoldTransport
 import Foundation
+import FoldHub
 
 /// The daemon's life: parse, open the store, serve on the lws thread, stop on
 /// SIGTERM/SIGINT. Returns the exit status.
@@ -69,17 +70,19 @@ public enum Daemon {
                 finished.signal()
                 return
             }
-            let hub = Hub(config: config, logger: logger, server: server, notifier: notifier,
-                          loaded: loaded.map { $0.state(history: config.historyPerBoard) })
-            let mailbox = hub.mailbox
-            hub.committer = Committer(store: store) { mailbox.post(.commit($0)) }
-            hub.committer.start()
-            server.delegate = hub
+            let hub = Hub(config: config, logger: logger, boards: loaded.map { $0.state(history: config.historyPerBoard) },
+                          watchdogEvery: notifier.watchdogIntervalUs.map { Double($0) / 1e6 },
+                          statusEvery: notifier.socketPath == nil ? nil : 5)
+            let driver = HubDriver(hub: hub, server: server, notifier: notifier)
+            let mailbox = driver.mailbox
+            driver.committer = Committer(store: store) { mailbox.post(.commit($0)) }
+            driver.committer.start()
+            server.delegate = driver
             outcome.withLock { $0 = .success((server.port, mailbox)) }
             started.signal()
-            hub.startNotifying()
+            driver.feed(.started)
             server.run()
-            hub.committer.stop(timeout: Double(config.shutdownTimeout))
+            driver.committer.stop(timeout: Double(hub.config.shutdownTimeout))
             finished.signal()
         }
         thread.name = "foldsync-lws"
@@ -94,8 +97,8 @@ public enum Daemon {
             return 1
         case .success(let (port, box)):
             mailbox = box
-            let host = config.transport.host.contains(":") ? "[\(config.transport.host)]" : config.transport.host
-            logger.info("foldsyncd \(DaemonVersion.string) listening on \(host):\(port) (\(config.transport.tls ? "wss" : "ws")://\(host):\(port)/ws), store \(config.db), event loop \(config.transport.eventLoop.rawValue)")
+            let host = config.host.contains(":") ? "[\(config.host)]" : config.host
+            logger.info("foldsyncd \(DaemonVersion.string) listening on \(host):\(port) (\(config.tls ? "wss" : "ws")://\(host):\(port)/ws), store \(config.db), event loop \(config.eventLoop)")
         }
 
         let signals = [SIGTERM, SIGINT].map { sig -> DispatchSourceSignal in

@@ -1,4 +1,5 @@
 import FoldCore
+import FoldHub
 
 /// A board read from the store at start-up, as values that may cross to the service thread.
 struct LoadedBoard: Sendable {
@@ -30,19 +31,6 @@ struct LoadedBoard: Sendable {
     }
 
     func state(history: Int) -> BoardState {
-        let b = BoardState(name: name, epoch: epoch, rev: rev, board: board, head: board)
-        b.history.capacity = history
-        // Only a contiguous run ending at `rev` can be replayed.
-        var run: [StoredChange] = []
-        for c in changes where c.rev <= rev {
-            if let last = run.last, last.rev + 1 != c.rev { run.removeAll() }
-            run.append(c)
-        }
-        if run.last?.rev == rev {
-            for c in run {
-                b.history.append(OutFrameFactory.patch(board: name, epoch: epoch, rev: c.rev, ops: c.ops))
-            }
-        }
-        return b
+        BoardState(name: name, epoch: epoch, rev: rev, board: board, changes: changes, history: history)
     }
 }

@@ -1,0 +1,39 @@
+import FoldCore
+import FoldHub
+import FoldTransport
+
+/// Each transport callback is one hub input.
+extension HubDriver: WebServerDelegate {
+    func admit(path: String, headers: [String: String], peer: String) -> Int? {
+        hub.admit(headers: headers, peer: peer)
+    }
+
+    func opened(_ connection: Connection) {
+        feed(.opened(id: connection.id, peer: connection.peer, headers: connection.upgradeHeaders, batching: connection.batching))
+        // At 10,000 connections the headers would cost megabytes; the hub has read them.
+        connection.forgetUpgradeHeaders()
+    }
+
+    func received(_ connection: Connection, _ message: UnsafeRawBufferPointer) {
+        feed(.received(id: connection.id, message: message))
+    }
+
+    func closed(_ connection: Connection) { feed(.closed(id: connection.id)) }
+
+    func request(_ r: HTTPRequest) {
+        feed(.http(HubRequest(id: r.id, method: r.method, path: r.path, headers: r.headers, body: r.body)))
+    }
+
+    func drained(_ connection: Connection) { feed(.queueDrained(id: connection.id)) }
+
+    func woken() {
+        for event in mailbox.drain() {
+            switch event {
+            case .commit(let outcome): feed(.committed(outcome))
+            case .stop: feed(.stop)
+            case .reload(let config): feed(.reload(config))
+            case .reloadRefused(let why): feed(.reloadRefused(why))
+            }
+        }
+    }
+}

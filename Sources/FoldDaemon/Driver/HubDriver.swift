@@ -1,0 +1,95 @@
+import FoldCore
+import FoldHub
+import FoldTransport
+import Foundation
+
+/// The hub's hands: turns the transport's callbacks (and the mailbox) into
+/// hub inputs stamped with the time, and carries out the effects the hub
+/// returns. Holds no state of its own beyond the earliest timer it has
+/// armed (and the web files' cache).
+///
+/// Service thread only, apart from `mailbox`, which other threads append to.
+final class HubDriver {
+    let hub: Hub
+    let server: WebServer
+    let mailbox: Mailbox
+    let notifier: Notifier
+    var committer: Committer!
+    var web: StaticFiles
+    /// The earliest tick a timer is armed for; a later `wakeAt` needs no other.
+    private var armedWake: Instant?
+
+    init(hub: Hub, server: WebServer, notifier: Notifier) {
+        self.hub = hub
+        self.server = server
+        self.notifier = notifier
+        self.mailbox = Mailbox(waker: server.waker)
+        self.web = StaticFiles(root: hub.config.webRoot, logger: hub.logger)
+    }
+
+    static func now() -> Instant { DispatchTime.now().uptimeNanoseconds }
+
+    func feed(_ input: HubInput) {
+        for effect in hub.handle(input, at: Self.now()) { perform(effect) }
+    }
+
+    func perform(_ effect: HubEffect) {
+        switch effect {
+        case .send(let ids, let bytes):
+            let frame = OutFrame(bytes)
+            for id in ids { server.connection(id)?.send(frame) }
+        case .fanOut(let ids, let bytes):
+            let frame = OutFrame(bytes)
+            let bound = hub.queueBound
+            for id in ids {
+                guard let c = server.connection(id) else { continue }
+                if bound.admits(queuedFrames: c.queuedFrames, queuedBytes: c.queuedBytes, adding: frame.count) {
+                    c.send(frame)
+                } else {
+                    // At once, so the resync lands before anything queued after this frame.
+                    feed(.overflowed(id: id, bytes: frame.count))
+                }
+            }
+        case .resync(let id, let frames):
+            guard let c = server.connection(id) else { return }
+            c.discardQueued()
+            for f in frames { c.send(OutFrame(f)) }
+        case .close(let id, let code, let reason, let flush, let deadline):
+            server.connection(id)?.close(code: code, reason: reason, flush: flush, deadlineSeconds: deadline)
+        case .commit(let batch): committer.submit(batch)
+        case .probe: committer.probe()
+        case .respond(let exchange, let reply): server.respond(exchange, HTTPResponse(reply))
+        case .serveFile(let exchange, let path, let etag): server.respond(exchange, web.serve(path: path, ifNoneMatch: etag))
+        case .serveMetrics(let exchange):
+            let t = server.counters, w = server.writeCounts
+            let text = hub.metricsText(transport: TransportFigures(
+                closedTooLarge: t.closedTooLarge, closedBinary: t.closedBinary, incompleteHandshakes: t.incompleteHandshakes,
+                writes: w.writes, messagesWritten: w.messages))
+            server.respond(exchange, HTTPResponse(status: 200, contentType: "text/plain; version=0.0.4; charset=utf-8", body: Array(text.utf8)))
+        case .wakeAt(let t): wake(at: t)
+        case .reloaded(let report): reloaded(report)
+        case .notify(let message): notifier.send(message)
+        case .stopAccepting: server.refuseNewConnections = true
+        case .stopServer: server.stop()
+        }
+    }
+
+    /// Arms one lws timer for the hub's next deadline, unless one at least as early is armed.
+    private func wake(at t: Instant) {
+        if let armed = armedWake, armed <= t { return }
+        armedWake = t
+        let now = Self.now()
+        let us = t > now ? Int64((t - now + 999) / 1_000) : 0
+        server.schedule(afterMicroseconds: us) { [weak self] in
+            guard let self else { return }
+            if self.armedWake == t { self.armedWake = nil }
+            self.feed(.tick)
+        }
+    }
+}
+
+extension HTTPResponse {
+    init(_ reply: HubResponse) {
+        self.init(status: reply.status, contentType: reply.contentType, headers: reply.headers, body: reply.body)
+    }
+}

@@ -1,0 +1,9 @@
+import FoldHub
+/// Messages from other threads to the hub, drained on the service thread.
+enum HubEvent: Sendable {
+    case commit(CommitOutcome)
+    case stop
+    /// SIGHUP: a configuration that parsed and validated.
+    case reload(DaemonConfig)
+    case reloadRefused(String)
+}

@@ -1,0 +1,6 @@
+/// What the store said about a `commit` or a `probe`.
+public enum CommitOutcome: Sendable, Equatable {
+    case committed(batch: UInt64, seconds: Double)
+    case failed(batch: UInt64, reason: String)
+    case probed(ok: Bool, reason: String)
+}

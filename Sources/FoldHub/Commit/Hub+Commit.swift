@@ -1,0 +1,107 @@
+import FoldCore
+
+extension Hub {
+    func enqueue(_ entry: PendingEntry) {
+        pipeline.pending.append(entry)
+        if pipeline.inFlight == nil { seal() }
+    }
+
+    /// Everything pending becomes one batch: one transaction, one fsync.
+    func seal() {
+        guard pipeline.inFlight == nil, !pipeline.pending.isEmpty else { return }
+        let entries = pipeline.pending
+        pipeline.pending = []
+        var sealed = SealedBatch(id: pipeline.nextBatchID, historyLimit: config.historyPerBoard)
+        pipeline.nextBatchID += 1
+        var touched: [String] = []
+        var seen: Set<String> = []
+        for e in entries {
+            guard let m = e.mutation else { continue }
+            switch m {
+            case .change(let board, let epoch, let rev, let ops, _, _):
+                // A change to a board replaced or deleted later in the batch is not logged.
+                if boards[board]?.head != nil, boards[board]?.headEpoch == epoch {
+                    sealed.changes.append(StoredChange(board: board, rev: rev, ops: ops))
+                }
+            case .create: break
+            case .delete(let board): sealed.deletions.append(board)
+            }
+            if seen.insert(e.board).inserted { touched.append(e.board) }
+        }
+        for name in touched {
+            guard let b = boards[name], let head = b.head else { continue }
+            sealed.puts.append(.init(name: name, epoch: b.headEpoch, rev: b.headRev, board: head))
+        }
+        pipeline.inFlight = (sealed.id, entries)
+        if sealed.deletions.isEmpty && sealed.puts.isEmpty {
+            // Only no-op answers: nothing to write.
+            return commitFinished(.committed(batch: sealed.id, seconds: 0))
+        }
+        emit(.commit(sealed))
+    }
+
+    func commitFinished(_ outcome: CommitOutcome) {
+        switch outcome {
+        case .committed(let id, let seconds):
+            guard let flight = pipeline.inFlight, flight.id == id else { return }
+            pipeline.inFlight = nil
+            if seconds > 0 { metrics.observeCommit(seconds) }
+            for e in flight.entries { apply(e) }
+            seal()
+        case .failed(let id, let reason):
+            guard let flight = pipeline.inFlight, flight.id == id else { return }
+            pipeline.inFlight = nil
+            logger.error("commit failed, refusing writes until the store accepts them again: \(reason)")
+            pipeline.fault = reason
+            metrics.commitFailures += 1
+            let refused = flight.entries + pipeline.pending
+            pipeline.pending = []
+            for b in boards.values { b.rollBack() }
+            boards = boards.filter { $0.value.committed != nil }
+            for e in refused {
+                answer(e.reply, error: WireError(.internal, "the change could not be stored: \(reason)", board: e.board))
+            }
+            arm(.probe, at: now.adding(seconds: 1))
+        case .probed(let ok, let reason):
+            if ok {
+                if pipeline.fault != nil { logger.info("the store accepts writes again") }
+                pipeline.fault = nil
+            } else {
+                logger.debug("store still refusing writes: \(reason)")
+                arm(.probe, at: now.adding(seconds: 1))
+            }
+        }
+    }
+
+    /// A committed entry: move the committed position, fan out, answer.
+    func apply(_ e: PendingEntry) {
+        if let m = e.mutation {
+            switch m {
+            case .change(let name, let epoch, let rev, _, let message, let after):
+                guard let b = boards[name], b.epoch == epoch || b.committed == nil else { break }
+                b.committed = after
+                b.epoch = epoch
+                b.rev = rev
+                b.history.append(message)
+                metrics.changesApplied += 1
+                broadcast(message, on: name)
+            case .create(let name, let epoch, let state):
+                guard let b = boards[name] else { break }
+                b.committed = state
+                b.epoch = epoch
+                b.rev = 0
+                b.history.removeAll()
+                metrics.changesApplied += 1
+                if let snap = b.snapshot() { broadcast(snap, on: name) }
+            case .delete(let name):
+                guard let b = boards[name] else { break }
+                b.committed = nil
+                b.history.removeAll()
+                if b.head == nil { boards[name] = nil }
+                metrics.changesApplied += 1
+                broadcast(ServerMessage.deleted(board: name), on: name)
+            }
+        }
+        answer(e.reply, rev: e.rev, board: e.board)
+    }
+}

@@ -1,0 +1,102 @@
+import FoldCore
+
+extension Hub {
+    /// Applies an action to the head and queues it for commit; the reply
+    /// (and the patch) wait for the commit.
+    func perform(_ request: ActionRequest, reply: Reply, by: String?) {
+        let name = request.board
+        if let fault = pipeline.fault {
+            return answer(reply, error: WireError(.internal, "the store refuses writes (\(fault)); try again later", id: request.id, board: name))
+        }
+        guard let b = boards[name], let head = b.head else {
+            if case .replace(let state) = request.action {
+                return create(name, state: state, reply: reply, id: request.id)
+            }
+            return answer(reply, error: WireError(.notFound, "no board '\(name)'", id: request.id, board: name))
+        }
+        if let want = request.ifRev, want != b.headRev {
+            return answer(reply, error: WireError(.conflict, "board '\(name)' is at rev \(b.headRev), not \(want)", id: request.id, board: name))
+        }
+        let change: Change?
+        do {
+            change = try head.applying(request.action, limits: config.limits)
+        } catch {
+            return answer(reply, error: WireError(error, id: request.id, board: name))
+        }
+        guard let change else {
+            // A no-op changes no rev; its answer still waits behind earlier writes.
+            return enqueue(PendingEntry(mutation: nil, reply: reply, board: name, rev: b.headRev))
+        }
+        b.head = change.board
+        b.headRev += 1
+        let ops = PatchOp.encode(change.ops)
+        let message = ServerMessage.patch(board: name, epoch: b.headEpoch, rev: b.headRev, ops: ops, by: by)
+        enqueue(PendingEntry(
+            mutation: .change(board: name, epoch: b.headEpoch, rev: b.headRev, ops: ops, message: message, after: change.board),
+            reply: reply, board: name, rev: b.headRev))
+    }
+
+    func create(_ name: String, state: Board, reply: Reply, id: String?) {
+        guard boardCount < config.limits.maxBoards else {
+            return answer(reply, error: WireError(.invalid, "the store already holds \(config.limits.maxBoards) boards", id: id, board: name))
+        }
+        let epoch = Self.newEpoch()
+        if let b = boards[name] {
+            b.head = state
+            b.headEpoch = epoch
+            b.headRev = 0
+        } else {
+            let b = BoardState(name: name, epoch: epoch, rev: 0, board: nil, head: state)
+            b.history.capacity = config.historyPerBoard
+            boards[name] = b
+        }
+        enqueue(PendingEntry(mutation: .create(board: name, epoch: epoch, state: state), reply: reply, board: name, rev: 0))
+    }
+
+    func delete(_ name: String, reply: Reply) {
+        if let fault = pipeline.fault {
+            return answer(reply, error: WireError(.internal, "the store refuses writes (\(fault))", board: name))
+        }
+        guard let b = boards[name], b.head != nil else {
+            return answer(reply, error: WireError(.notFound, "no board '\(name)'", board: name))
+        }
+        b.head = nil
+        enqueue(PendingEntry(mutation: .delete(board: name), reply: reply, board: name, rev: b.headRev))
+    }
+
+    /// Refuses a request on whichever channel it came.
+    func answer(_ reply: Reply, error e: WireError) {
+        metrics.refused[e.code.rawValue, default: 0] += 1
+        switch reply {
+        case .socket(let conn, let id, let board):
+            guard sessions[conn] != nil else { return }
+            var e = e
+            e.id = e.id ?? id
+            e.board = e.board ?? board
+            emit(.send(ids: [conn], frame: ServerMessage.error(e)))
+        case .httpRev(let x), .httpBoard(let x), .httpDeleted(let x):
+            emit(.respond(exchange: x, .error(e)))
+        }
+    }
+
+    /// Acknowledges a committed request.
+    func answer(_ reply: Reply, rev: Int, board: String) {
+        switch reply {
+        case .socket(let conn, let id, let board):
+            guard sessions[conn] != nil else { return }
+            emit(.send(ids: [conn], frame: ServerMessage.ack(id: id, board: board, rev: rev)))
+        case .httpRev(let x):
+            var body = Array(#"{"rev":"#.utf8)
+            JSONWriter.appendInt(rev, to: &body)
+            body.append(UInt8(ascii: "}"))
+            emit(.respond(exchange: x, HubResponse(status: 200, body: body)))
+        case .httpBoard(let x):
+            let epoch = boards[board]?.epoch ?? ""
+            emit(.respond(exchange: x, .json(.object(JSONObject([
+                ("board", .string(board)), ("epoch", .string(epoch)), ("rev", .number(String(rev))),
+            ])))))
+        case .httpDeleted(let x):
+            emit(.respond(exchange: x, HubResponse(status: 204)))
+        }
+    }
+}

@@ -1,0 +1,33 @@
+import FoldCore
+
+/// Who to answer once an entry is committed (or refused).
+enum Reply {
+    /// A WebSocket action: `ack` with the action's `id`.
+    case socket(connection: UInt64, id: String?, board: String)
+    /// `POST .../actions`: `{"rev": R}`.
+    case httpRev(exchange: UInt64)
+    /// `PUT`: `{"board", "epoch", "rev"}`.
+    case httpBoard(exchange: UInt64)
+    /// `DELETE`: 204.
+    case httpDeleted(exchange: UInt64)
+}
+
+/// What an entry does to the store once committed.
+enum Mutation {
+    /// An accepted change: `rev` is the board's rev after it; `message` the
+    /// patch, encoded once for every subscriber and the history.
+    case change(board: String, epoch: String, rev: Int, ops: [UInt8], message: [UInt8], after: Board)
+    /// A board that did not exist, at rev 0.
+    case create(board: String, epoch: String, state: Board)
+    case delete(board: String)
+}
+
+/// One accepted request waiting for its commit. An entry without a mutation
+/// is a no-op's reply, queued behind earlier writes so answers keep their order.
+struct PendingEntry {
+    var mutation: Mutation?
+    var reply: Reply
+    var board: String
+    /// The rev the answer carries.
+    var rev: Int
+}

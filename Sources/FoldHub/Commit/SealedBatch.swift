@@ -1,0 +1,26 @@
+import FoldCore
+
+/// A batch as handed to the committer thread: board values, not bytes, so
+/// the encoding of whole documents happens off the service thread.
+public struct SealedBatch: Sendable {
+    public struct Put: Sendable {
+        public var name: String
+        public var epoch: String
+        public var rev: Int
+        public var board: Board
+    }
+
+    public var id: UInt64
+    public var deletions: [String] = []
+    public var puts: [Put] = []
+    public var changes: [StoredChange] = []
+    public var historyLimit: Int
+
+    public func encoded() -> CommitBatch {
+        var batch = CommitBatch(historyLimit: historyLimit)
+        batch.deletions = deletions
+        batch.boards = puts.map { StoredBoard(name: $0.name, epoch: $0.epoch, rev: $0.rev, state: $0.board.encoded()) }
+        batch.changes = changes
+        return batch
+    }
+}

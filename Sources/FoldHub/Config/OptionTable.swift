@@ -1,0 +1,107 @@
+import FoldCore
+
+/// Every option, declared once (see `ConfigOption`): flags, the file, the
+/// environment, `--help` and reload all walk this table.
+public enum OptionTable {
+    /// The transport's event loops (FoldTransport's `EventLoop` raw values).
+    public static let eventLoops = ["libev", "libuv", "poll"]
+
+    public static let options: [ConfigOption] = [
+        ConfigOption(key: "listen", value: "HOST:PORT", help: "address to serve WebSocket and HTTP on (port 0 picks one)", live: false,
+                     apply: { c, v in
+                         guard let (host, port) = parseListen(v) else { return "expects HOST:PORT with an IP address, got '\(v)'" }
+                         c.host = host
+                         c.port = port
+                         return nil
+                     },
+                     show: { $0.listen }, keep: { c, old in c.host = old.host; c.port = old.port }),
+        .string("db", "PATH", "SQLite store ($STATE_DIRECTORY/foldsync.db under systemd)", live: false, \.db) { $0.isEmpty ? "expects a path" : nil },
+        .field("log-level", "LEVEL", "error, warning, info or debug", live: true, \.logLevel, show: { $0.name }) { v in
+            LogLevel(name: v).map { .success($0) } ?? .failure(Why("expects error, warning, info or debug, got '\(v)'"))
+        },
+        .string("event-loop", "LOOP", "libev, libuv or poll", live: false, \.eventLoop) { v in
+            eventLoops.contains(v) ? nil : "expects libev, libuv or poll, got '\(v)'"
+        },
+        .string("web-root", "DIR", "dashboard files (default: installed location, else clients/web)", live: true, \.webRoot),
+        .int("max-message-bytes", "largest WebSocket message (over: close 1009)", live: true, 256...(64 << 20), \.maxMessageBytes),
+        .int("max-body-bytes", "largest HTTP request body (over: 413)", live: true, 256...(256 << 20), \.maxBodyBytes),
+        .int("coalesce-ms", "MS", "under a heavy stream, gather a batching client's messages this long between writes (0: never)", live: false, 0...1000, \.coalesceMs),
+        .int("history-per-board", "changes kept per board for resume", live: false, 1...1_000_000, \.historyPerBoard),
+        .int("max-boards", "boards in the store", live: true, 1...1_000_000, \.limits.maxBoards),
+        .int("max-sections", "sections per board", live: true, 1...1_000_000, \.limits.maxSections),
+        .int("max-items", "items per section", live: true, 0...10_000_000, \.limits.maxItems),
+        .int("max-title-bytes", "UTF-8 bytes per section title", live: true, 1...(1 << 20), \.limits.maxTitleBytes),
+        .int("max-item-bytes", "encoded bytes per item", live: true, 2...(16 << 20), \.limits.maxItemBytes),
+        .int("max-board-bytes", "encoded bytes per board document", live: true, 64...(256 << 20), \.limits.maxBoardBytes),
+        .int("max-queue-frames", "messages queued per connection before a resync snapshot", live: true, 8...1_000_000, \.maxQueueFrames),
+        .int("max-queue-bytes", "bytes queued per connection before a resync snapshot", live: true, 4096...(1 << 30), \.maxQueueBytes),
+        .int("slow-client-timeout", "SECONDS", "stall after a resync before closing with 1008", live: true, 1...3600, \.slowClientSeconds),
+        .int("ping-interval", "SECONDS", "idle seconds before a WebSocket PING; twice that without PONG drops the peer", live: false, 1...3600, \.pingSeconds),
+        .int("handshake-timeout", "SECONDS", "time a client has to finish its request or WebSocket handshake", live: false, 1...600, \.handshakeTimeout),
+        .int("store-busy-timeout", "MS", "how long a commit waits for a store lock before failing", live: false, 1...600_000, \.storeBusyMs),
+        .int("shutdown-timeout", "SECONDS", "bound on a graceful shutdown", live: true, 1...3600, \.shutdownTimeout),
+        ConfigOption(key: "token", value: "'NAME PERMS SHA256 [GLOB]'", help: "a token (repeatable): PERMS is a comma list of read, fold, edit, admin",
+                     live: true, fromEnvironment: false,
+                     apply: { c, v in
+                         switch AccessToken.parse(v) {
+                         case .failure(let e): return e.message
+                         case .success(let t):
+                             guard !c.access.tokens.contains(where: { $0.name == t.name }) else { return "token '\(t.name)' is defined twice" }
+                             c.access.tokens.append(t)
+                             return nil
+                         }
+                     },
+                     // Names and permissions only: a reload report must not show hashes.
+                     show: { $0.access.tokens.isEmpty ? "" : "\($0.access.tokens.map(\.name).joined(separator: ",")) (\($0.access.tokens.count) configured)" },
+                     keep: { c, old in c.access = old.access }),
+        .bool("allow-anonymous", "allow listening beyond loopback without tokens", live: true, \.allowAnonymous),
+        ConfigOption(key: "allow-origin", value: "ORIGIN", help: "another origin whose pages may connect (repeatable, or comma list)", live: true,
+                     apply: { c, v in
+                         for o in v.split(separator: ",").map(\.trimmingBlanks) where !o.isEmpty {
+                             guard o.hasPrefix("http://") || o.hasPrefix("https://") else { return "expects an origin like https://host:port, got '\(o)'" }
+                             c.allowOrigins.append(o)
+                         }
+                         return nil
+                     },
+                     show: { $0.allowOrigins.joined(separator: ",") }, keep: { c, old in c.allowOrigins = old.allowOrigins }),
+        .bool("allow-query-token", "accept ?token= on the WebSocket URL (URLs end up in logs)", live: true, \.allowQueryToken),
+        .bool("metrics-public", "serve /metrics without a token", live: true, \.metricsPublic),
+        .int("auth-timeout", "SECONDS", "time a WebSocket client has to present a token", live: true, 1...3600, \.authTimeout),
+        .int("max-connections", "WebSocket connections in all (over: 503)", live: true, 1...10_000_000, \.maxConnections),
+        .int("max-connections-per-ip", "WebSocket connections per peer address, loopback not counted", live: true, 1...10_000_000, \.maxConnectionsPerIP),
+        .bool("per-ip-counts-loopback", "count loopback peers against max-connections-per-ip too", live: true, \.perIPCountsLoopback),
+        .int("max-actions-per-second", "messages per second per connection, sustained (over: rate_limited)", live: true, 1...1_000_000, \.maxActionsPerSecond),
+        .int("action-burst", "messages a connection may send at once", live: true, 1...10_000_000, \.actionBurst),
+        .int("max-subscriptions", "boards one connection may subscribe to", live: true, 1...1_000_000, \.maxSubscriptions),
+        .string("tls-cert", "PATH", "PEM certificate: with tls-key, serve https:// and wss:// (SIGHUP re-reads the file)", live: false, \.tlsCert),
+        .string("tls-key", "PATH", "PEM private key for tls-cert", live: false, \.tlsKey),
+    ]
+
+    public static func find(_ key: String) -> ConfigOption? { options.first { $0.key == key } }
+
+    /// `HOST:PORT` or `[V6]:PORT`, host an IP literal (`localhost` is 127.0.0.1).
+    static func parseListen(_ s: String) -> (String, Int)? {
+        var host: Substring
+        var portText: Substring
+        if s.hasPrefix("[") {
+            guard let close = s.firstIndex(of: "]"), s[s.index(after: close)...].hasPrefix(":") else { return nil }
+            host = s[s.index(after: s.startIndex)..<close]
+            portText = s[s.index(close, offsetBy: 2)...]
+        } else {
+            guard let colon = s.lastIndex(of: ":") else { return nil }
+            host = s[..<colon]
+            portText = s[s.index(after: colon)...]
+        }
+        if host == "localhost" { host = "127.0.0.1" }
+        guard let port = Int(portText), (0...65535).contains(port), isIPLiteral(String(host)) else { return nil }
+        return (String(host), port)
+    }
+
+    static func isIPLiteral(_ s: String) -> Bool {
+        let parts = s.split(separator: ".", omittingEmptySubsequences: false)
+        if parts.count == 4, parts.allSatisfy({ p in !p.isEmpty && p.count <= 3 && p.allSatisfy(\.isNumber) && Int(p)! <= 255 }) {
+            return true
+        }
+        return s.contains(":") && s.allSatisfy { $0.isHexDigit || $0 == ":" || $0 == "." }
+    }
+}

@@ -1,0 +1,106 @@
+import FoldCore
+
+extension Hub {
+    /// The HTTP API, health, metrics and the dashboard's files, on the WebSocket port.
+    func route(_ r: HubRequest) {
+        metrics.httpRequests += 1
+        let parts = r.path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        // parts[0] is "" (the path starts with "/"); a board route has its name at 3.
+        let seg = Array(parts.dropFirst())
+        let name = seg.count >= 3 && seg[0] == "api" && seg[1] == "boards" ? seg[2] : ""
+        let shape: String
+        switch seg.count {
+        case 1: shape = seg[0]
+        case 2: shape = seg[0] + "/" + seg[1]
+        case 3 where !name.isEmpty: shape = "api/boards/*"
+        case 4 where !name.isEmpty: shape = "api/boards/*/" + seg[3]
+        default: shape = ""
+        }
+        func respond(_ reply: HubResponse) { emit(.respond(exchange: r.id, reply)) }
+        switch (r.method, shape) {
+        case ("GET", "healthz"):
+            respond(.json(.object(JSONObject([
+                ("status", .string("ok")), ("writable", .bool(pipeline.fault == nil)),
+                ("boards", .number(String(boardCount))), ("connections", .number(String(sessions.count))),
+            ]))))
+        case ("GET", "readyz"):
+            let ok = pipeline.fault == nil && !stopping
+            respond(.json(.object(JSONObject([("ready", .bool(ok))])), status: ok ? 200 : 503))
+        case ("GET", "metrics"):
+            if !config.metricsPublic, let denial = httpDenial(r, [], board: nil) { return respond(denial) }
+            emit(.serveMetrics(exchange: r.id))
+        case ("GET", "api/boards"):
+            let glob: String
+            switch httpAccess(r, .read, board: nil) {
+            case .denied(let denial): return respond(denial)
+            case .allowed(let token): glob = token?.boards ?? "*"
+            }
+            let list = boards.values.filter { $0.committed != nil && Glob.matches(glob, $0.name) }.sorted { $0.name < $1.name }.map { b in
+                JSON.object(JSONObject([("board", .string(b.name)), ("epoch", .string(b.epoch)), ("rev", .number(String(b.rev)))]))
+            }
+            respond(.json(.object(JSONObject([("boards", .array(list))]))))
+        case ("GET", "api/boards/*"):
+            if let denial = httpDenial(r, .read, board: name) { return respond(denial) }
+            guard let b = boards[name], let state = b.committed else { return respond(.error(.notFound, "no board '\(name)'")) }
+            var body = Array(#"{"board":"#.utf8)
+            JSONWriter.appendString(name, to: &body)
+            body += Array(#","epoch":"#.utf8)
+            JSONWriter.appendString(b.epoch, to: &body)
+            body += Array(#","rev":"#.utf8)
+            JSONWriter.appendInt(b.rev, to: &body)
+            body += Array(#","state":"#.utf8)
+            state.encode(into: &body)
+            body.append(UInt8(ascii: "}"))
+            respond(HubResponse(status: 200, headers: [("cache-control", "no-store")], body: body))
+        case ("PUT", "api/boards/*"):
+            if let denial = httpDenial(r, .admin, board: name) { return respond(denial) }
+            putBoard(name, r)
+        case ("DELETE", "api/boards/*"):
+            if let denial = httpDenial(r, .admin, board: name) { return respond(denial) }
+            guard Names.isValid(name) else { return respond(.error(.badRequest, "invalid board name")) }
+            delete(name, reply: .httpDeleted(exchange: r.id))
+        case ("POST", "api/boards/*/actions"):
+            postAction(name, r)
+        case ("GET", _), ("HEAD", _):
+            emit(.serveFile(exchange: r.id, path: r.path, ifNoneMatch: r.headers["if-none-match"]))
+        default:
+            let known = parts.count > 1 && ["api", "healthz", "readyz", "metrics"].contains(parts[1])
+            respond(known
+                ? .error(.badRequest, "\(r.method) is not supported on \(r.path)")
+                : .error(.notFound, "nothing at \(r.path)"))
+        }
+    }
+
+    private func parseBody(_ r: HubRequest) -> JSON? {
+        do {
+            return try JSONParser.parse(r.body, maxDepth: config.limits.maxJSONDepth)
+        } catch {
+            emit(.respond(exchange: r.id, .error(.badRequest, "body is not valid JSON: \(error.message)")))
+            return nil
+        }
+    }
+
+    private func putBoard(_ name: String, _ r: HubRequest) {
+        guard Names.isValid(name) else { return emit(.respond(exchange: r.id, .error(.badRequest, "invalid board name"))) }
+        guard let json = parseBody(r) else { return }
+        let board: Board
+        do {
+            board = try Board(json: json, limits: config.limits)
+        } catch {
+            return emit(.respond(exchange: r.id, .error(WireError(error))))
+        }
+        perform(ActionRequest(board: name, action: .replace(board)), reply: .httpBoard(exchange: r.id), by: nil)
+    }
+
+    private func postAction(_ name: String, _ r: HubRequest) {
+        guard let json = parseBody(r) else { return }
+        switch ActionRequest.decode(json, board: name, limits: config.limits) {
+        case .failure(let e): emit(.respond(exchange: r.id, .error(e)))
+        case .success(let request):
+            if let denial = httpDenial(r, Permission.required(for: request.action), board: name) {
+                return emit(.respond(exchange: r.id, denial))
+            }
+            perform(request, reply: .httpRev(exchange: r.id), by: nil)
+        }
+    }
+}

@@ -1,0 +1,48 @@
+extension Hub {
+    /// The Prometheus text exposition format, version 0.0.4.
+    public func metricsText(transport t: TransportFigures) -> String {
+        let m = metrics
+        var out = ""
+        func metric(_ name: String, _ type: String, _ help: String, _ value: Int) {
+            out += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n\(name) \(value)\n"
+        }
+        func labelled(_ name: String, _ help: String, _ label: String, _ values: [(String, Int)]) {
+            out += "# HELP \(name) \(help)\n# TYPE \(name) counter\n"
+            for (key, n) in values { out += "\(name){\(label)=\"\(key)\"} \(n)\n" }
+        }
+        func sorted(_ d: [String: Int]) -> [(String, Int)] { d.sorted { $0.key < $1.key }.map { ($0.key, $0.value) } }
+        metric("foldsync_connections", "gauge", "Open WebSocket connections.", sessions.count)
+        metric("foldsync_subscriptions", "gauge", "Board subscriptions over all connections.", subscriptions.count)
+        metric("foldsync_boards", "gauge", "Boards in the store.", boardCount)
+        metric("foldsync_store_writable", "gauge", "1 while the store accepts writes.", pipeline.fault == nil ? 1 : 0)
+        metric("foldsync_connections_opened_total", "counter", "WebSocket connections accepted.", m.connectionsOpened)
+        metric("foldsync_messages_received_total", "counter", "WebSocket messages received.", m.messagesReceived)
+        metric("foldsync_changes_applied_total", "counter", "Changes committed and broadcast.", m.changesApplied)
+        metric("foldsync_patches_sent_total", "counter", "Messages queued to connections (patches, snapshots, presence).", m.framesQueued)
+        metric("foldsync_bytes_sent_total", "counter", "Bytes of those messages.", m.bytesQueued)
+        metric("foldsync_resyncs_total", "counter", "Slow connections resynchronised with a snapshot.", m.resyncs)
+        metric("foldsync_resumes_total", "counter", "Subscriptions resumed from the change log.", m.resumes)
+        metric("foldsync_slow_client_closes_total", "counter", "Connections closed for not reading.", m.slowClosed)
+        metric("foldsync_commit_failures_total", "counter", "Store commits that failed.", m.commitFailures)
+        metric("foldsync_http_requests_total", "counter", "HTTP requests served.", m.httpRequests)
+        labelled("foldsync_actions_refused_total", "Requests refused, by error code.", "code", sorted(m.refused))
+        metric("foldsync_ws_writes_total", "counter", "WebSocket writes; each carries every message queued for its connection.", t.writes)
+        metric("foldsync_ws_messages_written_total", "counter", "Messages carried by those writes.", t.messagesWritten)
+        labelled("foldsync_transport_closes_total", "Connections the transport dropped by itself, by reason.", "reason", [
+            ("message-too-large", t.closedTooLarge), ("binary-frame", t.closedBinary), ("incomplete-handshake", t.incompleteHandshakes),
+        ])
+        labelled("foldsync_limit_hits_total", "Messages refused by a per-connection limit, by limit.", "limit", sorted(m.limitHits))
+        metric("foldsync_auth_failures_total", "counter", "Tokens presented that matched none.", m.authFailures)
+        metric("foldsync_auth_timeouts_total", "counter", "Connections closed for not authenticating in time.", m.authTimeouts)
+        labelled("foldsync_upgrades_refused_total", "WebSocket upgrades refused, by reason.", "reason", sorted(m.upgradesRefused))
+        out += "# HELP foldsync_commit_seconds Time to commit one batch durably.\n# TYPE foldsync_commit_seconds histogram\n"
+        var cumulative = 0
+        for (i, b) in Metrics.bounds.enumerated() {
+            cumulative += m.buckets[i]
+            out += "foldsync_commit_seconds_bucket{le=\"\(b)\"} \(cumulative)\n"
+        }
+        out += "foldsync_commit_seconds_bucket{le=\"+Inf\"} \(m.commitCount)\n"
+        out += "foldsync_commit_seconds_sum \(m.commitSum)\nfoldsync_commit_seconds_count \(m.commitCount)\n"
+        return out
+    }
+}

@@ -1,0 +1,30 @@
+import FoldCore
+
+/// An HTTP answer as the hub builds it; the driver hands it to the transport.
+public struct HubResponse: Sendable {
+    public var status: Int
+    public var contentType: String
+    public var headers: [(String, String)]
+    public var body: [UInt8]
+
+    public init(status: Int, contentType: String = "application/json", headers: [(String, String)] = [], body: [UInt8] = []) {
+        self.status = status
+        self.contentType = contentType
+        self.headers = headers
+        self.body = body
+    }
+
+    static func json(_ value: JSON, status: Int = 200) -> HubResponse {
+        HubResponse(status: status, headers: [("cache-control", "no-store")], body: value.encoded())
+    }
+
+    /// The contract's error body, with the code's one HTTP status.
+    public static func error(_ e: WireError) -> HubResponse {
+        json(.object(JSONObject([("code", .string(e.code.rawValue)), ("message", .string(e.message))])),
+             status: e.code.httpStatus)
+    }
+
+    public static func error(_ code: ErrorCode, _ message: String) -> HubResponse {
+        error(WireError(code, message))
+    }
+}

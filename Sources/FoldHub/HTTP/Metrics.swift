@@ -1,0 +1,47 @@
+/// Counters for `/metrics`, kept by the hub.
+public struct Metrics: Sendable {
+    public var connectionsOpened = 0
+    public var messagesReceived = 0
+    public var changesApplied = 0
+    public var framesQueued = 0
+    public var bytesQueued = 0
+    public var resyncs = 0
+    public var resumes = 0
+    public var slowClosed = 0
+    public var commitFailures = 0
+    public var httpRequests = 0
+    public var refused: [String: Int] = [:]
+    public var upgradesRefused: [String: Int] = [:]
+    public var limitHits: [String: Int] = [:]
+    public var authFailures = 0
+    public var authTimeouts = 0
+    /// Commit latency histogram: upper bounds in seconds, and counts per bucket.
+    static let bounds: [Double] = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5]
+    var buckets = [Int](repeating: 0, count: bounds.count)
+    var commitCount = 0
+    var commitSum = 0.0
+
+    mutating func observeCommit(_ seconds: Double) {
+        commitCount += 1
+        commitSum += seconds
+        if let i = Self.bounds.firstIndex(where: { seconds <= $0 }) { buckets[i] += 1 }
+    }
+}
+
+/// What the transport counts by itself, shown beside the hub's counters.
+public struct TransportFigures: Sendable {
+    public var closedTooLarge = 0
+    public var closedBinary = 0
+    public var incompleteHandshakes = 0
+    /// WebSocket writes (one system call each unless the socket was full) and the messages they carried.
+    public var writes = 0
+    public var messagesWritten = 0
+
+    public init(closedTooLarge: Int = 0, closedBinary: Int = 0, incompleteHandshakes: Int = 0, writes: Int = 0, messagesWritten: Int = 0) {
+        self.closedTooLarge = closedTooLarge
+        self.closedBinary = closedBinary
+        self.incompleteHandshakes = incompleteHandshakes
+        self.writes = writes
+        self.messagesWritten = messagesWritten
+    }
+}

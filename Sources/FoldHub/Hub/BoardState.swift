@@ -1,0 +1,71 @@
+import FoldCore
+
+/// One board at run time: what is committed (and so may be shown), and the
+/// head that accepted-but-uncommitted changes have reached.
+public final class BoardState {
+    public let name: String
+    /// Committed position; nil while the board exists only at the head (being created).
+    public internal(set) var committed: Board?
+    public internal(set) var epoch: String
+    public internal(set) var rev: Int
+    /// Head position: committed plus pending changes; nil when a pending delete removed it.
+    var head: Board?
+    var headEpoch: String
+    var headRev: Int
+    /// Encoded patch messages for the last revs, oldest first: `history[i]` is rev `rev - history.count + 1 + i`.
+    var history = Ring<[UInt8]>()
+    /// The snapshot message at `rev`, built on first need and shared.
+    private var snapshotCache: (rev: Int, epoch: String, frame: [UInt8])?
+    /// When presence last went out for this board.
+    var lastPresence: Instant?
+
+    init(name: String, epoch: String, rev: Int, board: Board?, head: Board?) {
+        self.name = name
+        self.committed = board
+        self.epoch = epoch
+        self.rev = rev
+        self.head = head
+        self.headEpoch = epoch
+        self.headRev = rev
+    }
+
+    /// A board read from the store, with its kept changes (`ops` by rev,
+    /// oldest first): only a contiguous run ending at `rev` can be replayed.
+    public convenience init(name: String, epoch: String, rev: Int, board: Board, changes: [StoredChange], history: Int) {
+        self.init(name: name, epoch: epoch, rev: rev, board: board, head: board)
+        self.history.capacity = history
+        var run: [StoredChange] = []
+        for c in changes where c.rev <= rev {
+            if let last = run.last, last.rev + 1 != c.rev { run.removeAll() }
+            run.append(c)
+        }
+        guard run.last?.rev == rev else { return }
+        for c in run {
+            self.history.append(ServerMessage.patch(board: name, epoch: epoch, rev: c.rev, ops: c.ops, by: nil))
+        }
+    }
+
+    /// The shared snapshot message of the committed state.
+    func snapshot() -> [UInt8]? {
+        guard let committed else { return nil }
+        if let c = snapshotCache, c.rev == rev, c.epoch == epoch { return c.frame }
+        let frame = ServerMessage.snapshot(board: name, epoch: epoch, rev: rev, state: committed.encoded())
+        snapshotCache = (rev, epoch, frame)
+        return frame
+    }
+
+    /// The patch messages after `since`, when they are all still kept.
+    func patches(after since: Position) -> [[UInt8]]? {
+        guard committed != nil, since.epoch == epoch, since.rev <= rev else { return nil }
+        let missing = rev - since.rev
+        guard missing <= history.count else { return nil }
+        return history.suffix(missing)
+    }
+
+    /// Forgets the head and goes back to what is committed (a commit failed).
+    func rollBack() {
+        head = committed
+        headEpoch = epoch
+        headRev = rev
+    }
+}

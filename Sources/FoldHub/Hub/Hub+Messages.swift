@@ -1,0 +1,74 @@
+import FoldCore
+
+extension Hub {
+    /// One whole text message from a client. Anything wrong with it is
+    /// answered with `error`; the connection stays.
+    func handle(_ bytes: UnsafeRawBufferPointer, from s: Session) {
+        metrics.messagesReceived += 1
+        guard takeToken(s) else {
+            metrics.limitHits["max-actions-per-second", default: 0] += 1
+            refuse(s, WireError(.rateLimited, "over \(config.maxActionsPerSecond) messages per second"))
+            return
+        }
+        let json: JSON
+        do {
+            json = try JSONParser.parse(bytes, maxDepth: config.limits.maxJSONDepth)
+        } catch {
+            refuse(s, WireError(.badRequest, "not valid JSON: \(error.message)"))
+            return
+        }
+        switch ClientMessage.decode(json, limits: config.limits) {
+        case .failure(let e):
+            refuse(s, e)
+        case .success(.subscribe(let board, let since)):
+            guard permits(s, .read, board: board) else { return forbid(s, "subscribe", board: board, id: nil) }
+            subscribe(s, to: board, since: since)
+        case .success(.unsubscribe(let board)):
+            if subscriptions.contains(s.id, board) {
+                subscriptions.remove(s.id, board)
+                presenceChanged(board)
+            }
+        case .success(.action(let request)):
+            guard permits(s, Permission.required(for: request.action), board: request.board) else {
+                return forbid(s, request.action.name, board: request.board, id: request.id)
+            }
+            perform(request, reply: .socket(connection: s.id, id: request.id, board: request.board), by: s.name)
+        case .success(.auth(let secret)):
+            // With no token configured everyone may do everything: nothing to prove.
+            authenticate(s, secret: secret)
+        }
+    }
+
+    func forbid(_ s: Session, _ what: String, board: String, id: String?) {
+        let who = s.token.map { "token '\($0.name)'" } ?? "this connection (no valid token)"
+        refuse(s, WireError(.forbidden, "\(who) may not \(what) on '\(board)'", id: id, board: board))
+    }
+
+    func refuse(_ s: Session, _ e: WireError) {
+        metrics.refused[e.code.rawValue, default: 0] += 1
+        emit(.send(ids: [s.id], frame: ServerMessage.error(e)))
+    }
+
+    /// Answers with the missed patches when they are all kept, else a snapshot.
+    func subscribe(_ s: Session, to name: String, since: Position?) {
+        guard let b = boards[name], b.committed != nil else {
+            refuse(s, WireError(.notFound, "no board '\(name)'", board: name))
+            return
+        }
+        if !subscriptions.contains(s.id, name) {
+            guard subscriptions.boards(of: s.id).count < config.maxSubscriptions else {
+                metrics.limitHits["max-subscriptions", default: 0] += 1
+                refuse(s, WireError(.invalid, "at most \(config.maxSubscriptions) subscriptions per connection", board: name))
+                return
+            }
+            subscriptions.insert(s.id, name)
+            presenceChanged(name)
+        }
+        if let since, let missed = b.patches(after: since) {
+            metrics.resumes += 1
+            for f in missed { emit(.send(ids: [s.id], frame: f)) }
+        } else if let snap = b.snapshot() {
+            emit(.send(ids: [s.id], frame: snap))
+        }
+    }
+}

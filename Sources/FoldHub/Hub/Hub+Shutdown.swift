@@ -1,0 +1,44 @@
+/// Where a graceful shutdown stands.
+enum Phase {
+    case serving
+    /// Accepting nothing new; pending commits finish.
+    case draining
+    /// Every client was sent 1001; waiting for them to go.
+    case closing
+    case stopped
+}
+
+extension Hub {
+    /// True once a shutdown began.
+    public var stopping: Bool { phase != .serving }
+
+    /// Stop accepting, let pending commits finish, send every client 1001,
+    /// then stop once they are gone or the timeout has passed.
+    func beginShutdown() {
+        guard phase == .serving else { return }
+        phase = .draining
+        emit(.notify("STOPPING=1"))
+        emit(.stopAccepting)
+        logger.info("shutting down: \(sessions.count) connections, \(pipeline.waiting) pending writes")
+        arm(.shutdown, at: now.adding(seconds: Double(config.shutdownTimeout)))
+    }
+
+    /// After every input while stopping: once the store has everything, say
+    /// goodbye; once everyone has gone, stop.
+    func checkShutdown() {
+        if phase == .draining && pipeline.isIdle {
+            phase = .closing
+            for id in sessions.keys.sorted() {
+                emit(.close(id: id, code: 1001, reason: "server shutdown", flush: true, deadlineSeconds: 5))
+            }
+        }
+        if phase == .closing && sessions.isEmpty { stop() }
+    }
+
+    /// The end, whoever is still there (the timeout passed).
+    func stop() {
+        guard phase != .stopped else { return }
+        phase = .stopped
+        emit(.stopServer)
+    }
+}

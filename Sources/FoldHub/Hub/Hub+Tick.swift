@@ -1,0 +1,17 @@
+extension Hub {
+    /// Carries out whatever deadlines have come.
+    func tick() {
+        for d in deadlines.expire(at: now) {
+            switch d {
+            case .auth(let id): authExpired(id)
+            case .stall(let id): stallExpired(id)
+            case .presence(let board): presenceDue(board)
+            case .probe: emit(.probe)
+            case .shutdown: stop()
+            case .watchdog: feedWatchdog()
+            case .status: refreshStatus()
+            }
+        }
+        if let next = deadlines.nextWake() { emit(.wakeAt(next)) }
+    }
+}

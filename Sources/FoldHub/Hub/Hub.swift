@@ -1,0 +1,114 @@
+import FoldCore
+
+/// The authoritative state and every decision about it, with no I/O: the
+/// sessions, subscriptions, boards, the commit pipeline, fan-out and its
+/// bounds, presence, deadlines, rate limits, reload. Each input comes with
+/// its time and returns the effects to carry out, in order (`handle`).
+///
+/// One thread at a time (the daemon's service thread).
+public final class Hub {
+    public internal(set) var config: DaemonConfig
+    /// Where log lines go; the level is the configuration's.
+    private let sink: Logger
+    public var logger: Logger { sink.withLevel(config.logLevel) }
+    public internal(set) var metrics = Metrics()
+    /// Why the last reload was refused, shown in STATUS= until one succeeds.
+    var reloadError: String?
+
+    var boards: [String: BoardState] = [:]
+    var sessions: [UInt64: Session] = [:]
+    var subscriptions = Subscriptions()
+    var pipeline = CommitPipeline()
+    var deadlines = Deadlines()
+    /// Sessions per counted peer address: an index of `sessions`, kept for admission.
+    var connectionsPerIP: [String: Int] = [:]
+    var phase = Phase.serving
+
+    /// The time of the input being handled.
+    private(set) var now: Instant = 0
+    /// The effects of the input being handled.
+    private var out: [HubEffect] = []
+
+    /// How often to feed the service manager's watchdog and refresh its
+    /// status line, in seconds; nil when it does not ask.
+    let watchdogEvery: Double?
+    let statusEvery: Double?
+
+    public init(config: DaemonConfig, logger: Logger, boards loaded: [BoardState], watchdogEvery: Double? = nil, statusEvery: Double? = nil) {
+        self.config = config
+        self.watchdogEvery = watchdogEvery
+        self.statusEvery = statusEvery
+        self.sink = logger
+        for b in loaded { boards[b.name] = b }
+    }
+
+    /// Handles one input; returns what to do, in order.
+    public func handle(_ input: HubInput, at now: Instant) -> [HubEffect] {
+        self.now = now
+        switch input {
+        case .opened(let id, let peer, let headers, let batching): opened(id, peer: peer, headers: headers, batching: batching)
+        case .received(let id, let message): if let s = sessions[id] { handle(message, from: s) }
+        case .queueDrained(let id): deadlines.remove(.stall(id))
+        case .overflowed(let id, let bytes): overflowed(id, bytes: bytes)
+        case .closed(let id): closed(id)
+        case .http(let request): route(request)
+        case .committed(let outcome): commitFinished(outcome)
+        case .reload(let fresh): reload(fresh)
+        case .reloadRefused(let why): reloadRefused(why)
+        case .started: started()
+        case .stop: beginShutdown()
+        case .tick: tick()
+        }
+        checkShutdown()
+        // Handed over whole: most inputs (a queue drained) have no effect and then allocate nothing.
+        let effects = out
+        out = []
+        return effects
+    }
+
+    func emit(_ effect: HubEffect) { out.append(effect) }
+
+    /// Sets a deadline, asking for a wake-up when it is the earliest.
+    func arm(_ d: Deadline, at t: Instant) {
+        if let wake = deadlines.set(d, at: t) { emit(.wakeAt(wake)) }
+    }
+
+    public var boardCount: Int { boards.values.count { $0.head != nil } }
+    public var connectionCount: Int { sessions.count }
+    public var storeFault: String? { pipeline.fault }
+    /// The committed state of a board, when there is one.
+    public func board(_ name: String) -> BoardState? { boards[name].flatMap { $0.committed == nil ? nil : $0 } }
+
+    /// What systemd shows in `systemctl status`.
+    public var statusLine: String {
+        let state = pipeline.fault.map { "store refusing writes: \($0)" } ?? "serving"
+        return "\(state); \(sessions.count) connections, \(boardCount) boards"
+            + (reloadError.map { "; last reload refused: \($0)" } ?? "")
+    }
+
+    /// How much a connection's queue may hold before fan-out resynchronises it.
+    public var queueBound: QueueBound { QueueBound(frames: config.maxQueueFrames, bytes: config.maxQueueBytes) }
+
+    /// A fresh epoch: 16 hex digits.
+    public static func newEpoch() -> String {
+        var g = SystemRandomNumberGenerator()
+        let hex = String(g.next() as UInt64, radix: 16)
+        return String(repeating: "0", count: 16 - hex.count) + hex
+    }
+}
+
+/// The slow-client bound: a fan-out frame is queued only while the
+/// connection's queue is under both limits.
+public struct QueueBound: Sendable {
+    public var frames: Int
+    public var bytes: Int
+
+    public func admits(queuedFrames: Int, queuedBytes: Int, adding frameBytes: Int) -> Bool {
+        queuedFrames < frames && queuedBytes + frameBytes <= bytes
+    }
+}
+
+extension Instant {
+    /// `seconds` later.
+    func adding(seconds: Double) -> Instant { self + UInt64(seconds * 1e9) }
+}

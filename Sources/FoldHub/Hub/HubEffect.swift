@@ -1,0 +1,56 @@
+import FoldCore
+
+/// What the hub asks its driver to do, in order.
+public enum HubEffect {
+    /// Queue one frame, encoded once, on each connection, whatever its queue.
+    case send(ids: [UInt64], frame: [UInt8])
+    /// The same for fan-out: each queue must admit it (`QueueBound`); for a
+    /// connection whose queue does not, the driver queues nothing and reports
+    /// `overflowed` at once, before the next effect.
+    case fanOut(ids: [UInt64], frame: [UInt8])
+    /// Drop what the connection has queued and not written, then queue these
+    /// (snapshots that cover what was dropped).
+    case resync(id: UInt64, frames: [[UInt8]])
+    /// Close with a WebSocket close code. `flush`: after what is queued;
+    /// `deadlineSeconds` bounds a peer that never reads.
+    case close(id: UInt64, code: UInt16, reason: String, flush: Bool, deadlineSeconds: Int32)
+    /// Hand the batch to the store (off the event loop); answer with `committed`.
+    case commit(SealedBatch)
+    /// Ask the store whether it accepts writes again; answer with `committed(.probed)`.
+    case probe
+    case respond(exchange: UInt64, HubResponse)
+    /// Answer with the dashboard file at `path` (the driver reads files).
+    case serveFile(exchange: UInt64, path: String, ifNoneMatch: String?)
+    /// Answer with `Hub.metricsText`, which needs the transport's own counters.
+    case serveMetrics(exchange: UInt64)
+    /// Send `tick` at this time or soon after. A later `wakeAt` may ask for an
+    /// earlier time; extra ticks are harmless.
+    case wakeAt(Instant)
+    /// A reload was applied (or refused): the driver applies what belongs to
+    /// the transport, the logger and the web root, and reports it.
+    case reloaded(ReloadReport)
+    /// One sd_notify message (`READY=1`, `STATUS=...`, `WATCHDOG=1`, `STOPPING=1`).
+    case notify(String)
+    /// Shutdown began: accept no new connections.
+    case stopAccepting
+    /// Every client is gone (or the shutdown timeout passed): stop the loop.
+    case stopServer
+}
+
+/// What a reload changed, for the log and for tests.
+public struct ReloadReport: Sendable, Equatable {
+    /// Applied now: `key old -> new`.
+    public var changed: [String] = []
+    /// Changed in the file but only read at start-up.
+    public var needsRestart: [String] = []
+    /// Why the configuration was refused as a whole; nil when applied.
+    public var refused: String?
+    /// The configuration now in force, and the one before.
+    public var config: DaemonConfig
+    public var previous: DaemonConfig
+
+    public init(config: DaemonConfig) {
+        self.config = config
+        self.previous = config
+    }
+}

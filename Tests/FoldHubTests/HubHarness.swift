@@ -1,0 +1,125 @@
+import FoldCore
+@testable import FoldHub
+
+/// Drives a hub as the daemon would, with no process, socket or sleep: a
+/// clock the test moves, a queue per connection, an in-memory store.
+final class HubHarness {
+    let hub: Hub
+    let store = MemoryStore()
+    var now: Instant = 1_000_000_000
+    /// Every effect so far, in order.
+    var effects: [HubEffect] = []
+    /// What each connection has queued and not yet read.
+    var queues: [UInt64: [[UInt8]]] = [:]
+    var closes: [UInt64: (code: UInt16, reason: String)] = [:]
+    var responses: [UInt64: HubResponse] = [:]
+    /// Batches handed to the store, not yet answered.
+    var commits: [SealedBatch] = []
+    var probes = 0
+    var reports: [ReloadReport] = []
+    /// sd_notify messages, in order.
+    var notifications: [String] = []
+    /// Answer every commit at once (else the test calls `finishCommits`).
+    var autoCommit = false
+
+    init(watchdogEvery: Double? = nil, statusEvery: Double? = nil, _ configure: (inout DaemonConfig) -> Void = { _ in }) {
+        var config = DaemonConfig()
+        configure(&config)
+        hub = Hub(config: config, logger: .silent,
+                  boards: [BoardState(name: "default", epoch: "e0", rev: 0, board: .initial, changes: [], history: config.historyPerBoard)],
+                  watchdogEvery: watchdogEvery, statusEvery: statusEvery)
+    }
+
+    /// Feeds one input at the harness's time and carries out its effects.
+    @discardableResult
+    func feed(_ input: HubInput) -> [HubEffect] {
+        let out = hub.handle(input, at: now)
+        effects += out
+        for e in out { perform(e) }
+        return out
+    }
+
+    private func perform(_ e: HubEffect) {
+        switch e {
+        case .send(let ids, let frame):
+            for id in ids where closes[id] == nil { queues[id, default: []].append(frame) }
+        case .fanOut(let ids, let frame):
+            let bound = hub.queueBound
+            for id in ids where closes[id] == nil {
+                let q = queues[id, default: []]
+                if bound.admits(queuedFrames: q.count, queuedBytes: q.reduce(0) { $0 + $1.count }, adding: frame.count) {
+                    queues[id, default: []].append(frame)
+                } else {
+                    feed(.overflowed(id: id, bytes: frame.count))
+                }
+            }
+        case .resync(let id, let frames): queues[id] = frames
+        case .close(let id, let code, let reason, _, _): closes[id] = (code, reason)
+        case .commit(let batch):
+            commits.append(batch)
+            if autoCommit { finishCommits() }
+        case .probe: probes += 1
+        case .respond(let x, let r): responses[x] = r
+        case .serveFile(let x, _, _), .serveMetrics(let x): responses[x] = HubResponse(status: 200)
+        case .reloaded(let r): reports.append(r)
+        case .notify(let m): notifications.append(m)
+        case .wakeAt, .stopAccepting, .stopServer: break
+        }
+    }
+
+    /// Commits what was handed over to the store and reports each outcome.
+    func finishCommits(seconds: Double = 0.001) {
+        while !commits.isEmpty {
+            let batch = commits.removeFirst()
+            do {
+                try store.commit(batch.encoded())
+                feed(.committed(.committed(batch: batch.id, seconds: seconds)))
+            } catch {
+                feed(.committed(.failed(batch: batch.id, reason: error.description)))
+            }
+        }
+    }
+
+    // MARK: a client's view
+
+    func open(_ id: UInt64, peer: String = "10.0.0.1", headers: [String: String] = [:]) {
+        feed(.opened(id: id, peer: peer, headers: headers, batching: false))
+        _ = read(id)  // hello
+    }
+
+    func send(_ id: UInt64, _ text: String) {
+        var bytes = Array(text.utf8)
+        bytes.withUnsafeMutableBytes { feed(.received(id: id, message: UnsafeRawBufferPointer($0))) }
+    }
+
+    func subscribe(_ id: UInt64, board: String = "default", since: Position? = nil) {
+        let s = since.map { #","since":{"epoch":"\#($0.epoch)","rev":\#($0.rev)}"# } ?? ""
+        send(id, #"{"type":"subscribe","board":"\#(board)"\#(s)}"#)
+    }
+
+    func act(_ id: UInt64, _ type: String, _ fields: String = "", tag: String? = nil) {
+        let t = tag.map { #","id":"\#($0)""# } ?? ""
+        send(id, #"{"type":"\#(type)","board":"default"\#(t)\#(fields.isEmpty ? "" : "," + fields)}"#)
+    }
+
+    /// What the client has read since last time (its queue drains).
+    func read(_ id: UInt64) -> [JSON] {
+        defer { queues[id] = [] }
+        return (queues[id] ?? []).map { try! JSONParser.parse($0) }
+    }
+
+    /// Moves the clock and delivers the tick the hub asked for.
+    func advance(seconds: Double) {
+        now += UInt64(seconds * 1e9)
+        feed(.tick)
+    }
+
+    /// The wake-ups the hub asked for, in order.
+    var wakes: [Instant] { effects.compactMap { if case .wakeAt(let t) = $0 { t } else { nil } } }
+}
+
+extension JSON {
+    var type: String? { self["type"]?.stringValue }
+    var rev: Int? { self["rev"]?.intValue }
+    var code: String? { self["code"]?.stringValue }
+}

@@ -1,0 +1,30 @@
+import FoldCore
+
+/// A `BoardStore` in memory: what the hub's commits would leave on disk,
+/// and a switch that makes the store refuse writes.
+final class MemoryStore: BoardStore {
+    var boards: [String: StoredBoard] = [:]
+    var changes: [StoredChange] = []
+    /// While set, `commit` and `probe` throw it.
+    var failure: String?
+
+    func loadBoards() throws(StoreError) -> [StoredBoard] { boards.values.sorted { $0.name < $1.name } }
+
+    func loadChanges(board: String, after rev: Int) throws(StoreError) -> [StoredChange] {
+        changes.filter { $0.board == board && $0.rev > rev }
+    }
+
+    func commit(_ batch: CommitBatch) throws(StoreError) {
+        if let failure { throw StoreError(failure) }
+        for name in batch.deletions {
+            boards[name] = nil
+            changes.removeAll { $0.board == name }
+        }
+        for b in batch.boards { boards[b.name] = b }
+        changes += batch.changes
+    }
+
+    func probe() throws(StoreError) {
+        if let failure { throw StoreError(failure) }
+    }
+}
