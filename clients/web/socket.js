@@ -10,8 +10,11 @@
 // token: no separators, no spaces), as a first `auth` message. The secret is
 // never put in the URL and never logged.
 
+// The terminal client's numbers (Sources/FoldClient/Mirror/Backoff.swift,
+// `Backoff(base: 0.5, cap: 10)`), so every client of a restarted daemon
+// comes back within the same bound.
 export const BACKOFF_BASE_MS = 500;
-export const BACKOFF_CAP_MS = 15000;
+export const BACKOFF_CAP_MS = 10000;
 
 export function socketURL(loc = window.location) {
   return `${loc.protocol === 'https:' ? 'wss:' : 'ws:'}//${loc.host}/ws`;
