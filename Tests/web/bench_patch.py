@@ -11,15 +11,20 @@ a frame has been drawn. Printed per size, median and max over the runs:
           page's JavaScript: parse, apply, render)
   layout  the style and layout that DOM change costs (forced at once)
 
-Run: Tests/web/bench_patch.py [RUNS]   (builds nothing: needs
+Run: .build/web-venv/bin/python Tests/web/bench_patch.py [RUNS]   (builds nothing: needs
 .build/debug/foldsyncd and the venv Tests/web/run.sh makes; wait while
-/tmp/foldsync-quiet exists). Uses its own daemon on a free port.
+/tmp/foldsync-quiet exists). Uses its own daemon on a free port. To time
+another version of the page, point FOLDSYNC_WEB_ROOT at its files, e.g.
+  git archive 0b4fc95 clients/web | tar -x -C /tmp/before
+  FOLDSYNC_WEB_ROOT=/tmp/before/clients/web .build/web-venv/bin/python Tests/web/bench_patch.py
 """
 import os
 import random
 import statistics
 import sys
 
+os.environ.setdefault("SE_OFFLINE", "true")       # never let Selenium Manager reach the network
+os.environ.setdefault("SE_AVOID_STATS", "true")
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 

@@ -36,6 +36,8 @@ ARTIFACTS = os.path.join(ROOT, ".build", "web-artifacts")
 warnings.filterwarnings("ignore", category=ResourceWarning, message="subprocess .* is still running")
 CHROMIUM = os.environ.get("FOLDSYNC_CHROMIUM", "/usr/bin/chromium")
 CHROMEDRIVER = os.environ.get("FOLDSYNC_CHROMEDRIVER", "/usr/bin/chromedriver")
+# The dashboard's files; another folder (say, an older commit's) for a benchmark's "before".
+WEB_ROOT = os.environ.get("FOLDSYNC_WEB_ROOT", os.path.join(ROOT, "clients", "web"))
 
 
 def conformance_dir():
@@ -99,7 +101,7 @@ class Daemon:
         logf = open(self.log, "ab")
         self.proc = subprocess.Popen(
             [DAEMON, "--listen", f"127.0.0.1:{self.port}", "--db", self.db,
-             "--web-root", os.path.join(ROOT, "clients", "web")] + (["--config", self.config] if self.config else []),
+             "--web-root", WEB_ROOT] + (["--config", self.config] if self.config else []),
             cwd=ROOT, stdout=logf, stderr=subprocess.STDOUT, start_new_session=True)
         logf.close()
         with open(self.pidfile, "w") as f:
