@@ -21,6 +21,7 @@ import signal
 import subprocess
 import tempfile
 import time
+import unittest
 import urllib.error
 import urllib.request
 import warnings
@@ -236,3 +237,15 @@ def emulate_media(d, **features):
     """e.g. emulate_media(d, prefers_color_scheme="dark"); no arguments resets."""
     d.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [
         {"name": k.replace("_", "-"), "value": v} for k, v in features.items()]})
+
+
+class OneBrowser(unittest.TestCase):
+    """A test class sharing one headless Chromium (`self.d`) between its tests."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.d = browser()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.d.quit()

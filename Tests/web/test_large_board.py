@@ -50,14 +50,7 @@ def big_board():
         for i in range(SECTIONS)]}
 
 
-class LargeBoard(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        cls.d = harness.browser()
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.d.quit()
+class LargeBoard(harness.OneBrowser):
 
     def wait_in_step(self, name):
         rev = DAEMON.board(name)["rev"]

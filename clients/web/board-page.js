@@ -5,26 +5,27 @@
 import { BoardMirror } from './mirror.js';
 import { Connection, socketURL } from './socket.js';
 import { getToken } from './auth.js';
-import { initialAuth, nextAuth, onClose } from './auth-state.js';
-import { allowed, mayNot } from './permissions.js';
+import { onClose } from './auth-state.js';
+import { AuthView } from './auth-view.js';
+import { mayNot } from './permissions.js';
 import { describeChange } from './change-summary.js';
 import { SectionList, renders } from './render.js';
 import { $, toast, setBanner, setStatus, setConnection, time, showPermissions } from './page-chrome.js';
-import { showIdentity, showSignIn, hideSignIn, wireSignIn, refusedMessage } from './signin.js';
+import { showSignIn, hideSignIn, wireSignIn, refusedMessage } from './signin.js';
 import { wireBoardControls } from './board-controls.js';
 
 export class BoardPage {
   constructor(board) {
     this.board = board;
     this.mirror = new BoardMirror(board);
-    this.auth = initialAuth(getToken() !== null);
     this.session = null;
     this.nextId = 1;
     this.pending = new Map(); // action id -> what it was, for errors and acks
     this.lastChange = null;
     this.retryAt = 0;
     this.lastFocus = null;    // section id whose header had focus, restored after reconnects
-    this.may = (perm) => allowed(this.auth, perm, this.board);
+    this.auth = new AuthView(board);
+    this.may = this.auth.may;
     this.list = new SectionList($('sections'), (node) => showPermissions(this.may, node));
     this.conn = new Connection(socketURL(), {
       onOpen: () => this.subscribe(),
@@ -34,7 +35,6 @@ export class BoardPage {
       token: getToken,
     });
     window.foldsync = { page: this, renders, allowed: (perm) => this.may(perm) };
-    this.redrawAuth();
     wireBoardControls(this);
     wireSignIn((hasToken) => this.tokenChanged(hasToken));
     this.conn.open();
@@ -45,19 +45,6 @@ export class BoardPage {
   get doc() { return this.mirror.state; }
   get rev() { return this.mirror.rev; }
   get authed() { return this.auth.phase === 'signed-in'; }
-
-  // -- auth --
-  setAuth(event) {
-    const next = nextAuth(this.auth, event);
-    if (next === this.auth) return;
-    this.auth = next;
-    this.redrawAuth();
-  }
-
-  redrawAuth() {
-    showPermissions(this.may);
-    showIdentity(this.auth);
-  }
 
   // -- connection --
   subscribe() {
@@ -70,20 +57,20 @@ export class BoardPage {
   // A 1008 (policy) close before any `authenticated`, or any close after a
   // refusal, waits for the user to sign in instead of reconnecting.
   onClose(e) {
-    const what = onClose(this.auth, e.code);
+    const what = onClose(this.auth.state, e.code);
     if (what === 'refused') this.needSignIn();
     return what === 'retry';
   }
 
   needSignIn() {
-    this.setAuth({ type: 'refused' });
+    this.auth.apply({ type: 'refused' });
     this.clearBoard();
     showSignIn(refusedMessage('This board needs an access token. Enter one to see it.'));
     this.tick();
   }
 
   tokenChanged(hasToken) {
-    this.setAuth({ type: 'token', hasToken });
+    this.auth.apply({ type: 'token', hasToken });
     this.clearBoard();
     this.conn.restart();
   }
@@ -138,11 +125,11 @@ export class BoardPage {
   onMessage(m) {
     if (m.board !== undefined && m.board !== this.board) return;
     switch (m.type) {
-      case 'hello': this.session = m.session; this.setAuth({ type: 'hello' }); return;
-      case 'authenticated': this.setAuth(m); hideSignIn(); this.tick(); return;
+      case 'hello': this.session = m.session; this.auth.apply({ type: 'hello' }); return;
+      case 'authenticated': this.auth.apply(m); hideSignIn(); this.tick(); return;
       case 'ack': this.onAck(m); return;
       case 'error': this.onError(m); return;
-      case 'snapshot': case 'patch': this.setAuth({ type: 'data' }); break;
+      case 'snapshot': case 'patch': this.auth.apply({ type: 'data' }); break;
       default: break;
     }
     const outcome = this.mirror.apply(m);
@@ -186,11 +173,11 @@ export class BoardPage {
     if (!m.id) {
       // The subscribe: this token does not reach this board.
       this.clearBoard();
-      setBanner(true, mayNot(this.auth, 'read this board'));
-      showSignIn(`${mayNot(this.auth, 'read this board')} Enter another token to see it.`);
+      setBanner(true, mayNot(this.auth.state, 'read this board'));
+      showSignIn(`${mayNot(this.auth.state, 'read this board')} Enter another token to see it.`);
       return;
     }
-    toast(mayNot(this.auth, what || 'do that'));
+    toast(mayNot(this.auth.state, what || 'do that'));
   }
 
   showDeleted() {

@@ -4,11 +4,11 @@
 
 import { Connection, socketURL } from './socket.js';
 import { getToken, authHeaders } from './auth.js';
-import { initialAuth, nextAuth } from './auth-state.js';
-import { allowed, mayNot } from './permissions.js';
+import { AuthView } from './auth-view.js';
+import { mayNot } from './permissions.js';
 import { BOARD_NAME, TEMPLATE } from './new-board.js';
-import { $, toast, setBanner, setStatus, setConnection, time, showPermissions } from './page-chrome.js';
-import { showIdentity, showSignIn, hideSignIn, wireSignIn, signInNeeded, refusedMessage } from './signin.js';
+import { $, toast, setBanner, setStatus, setConnection, time } from './page-chrome.js';
+import { showSignIn, hideSignIn, wireSignIn, signInNeeded, refusedMessage } from './signin.js';
 
 // How long to wait for `authenticated` after `hello`: the daemon sends it at
 // once for a good token, so silence means it has no tokens at all.
@@ -16,34 +16,21 @@ const PROBE_SILENCE_MS = 1500;
 
 export class ListPage {
   constructor() {
-    this.auth = initialAuth(getToken() !== null);
+    this.auth = new AuthView();
     this.probed = null;   // the token whose permissions were asked for
-    this.may = (perm) => allowed(this.auth, perm);
+    this.may = this.auth.may;
     $('create-json').value = JSON.stringify(TEMPLATE, null, 2);
     $('create-form').addEventListener('submit', (e) => { e.preventDefault(); this.create(); });
     $('refresh').addEventListener('click', () => this.load());
-    wireSignIn((hasToken) => { this.setAuth({ type: 'token', hasToken }); this.probed = null; this.load(); });
+    wireSignIn((hasToken) => { this.auth.apply({ type: 'token', hasToken }); this.probed = null; this.load(); });
     window.foldsync = { page: this, allowed: (perm) => this.may(perm) };
-    this.redrawAuth();
     this.load();
     setInterval(() => { if (this.auth.phase !== 'signed-out') this.load(); }, 5000);
   }
 
-  setAuth(event) {
-    const next = nextAuth(this.auth, event);
-    if (next === this.auth) return;
-    this.auth = next;
-    this.redrawAuth();
-  }
-
-  redrawAuth() {
-    showPermissions(this.may);
-    showIdentity(this.auth);
-  }
-
   // 401: no (valid) token. Show nothing, ask for one, stop polling until then.
   signedOut() {
-    this.setAuth({ type: 'refused' });
+    this.auth.apply({ type: 'refused' });
     const list = $('boards');
     list.replaceChildren();
     delete list.dataset.key;
@@ -58,7 +45,7 @@ export class ListPage {
   // Once per token: open a WebSocket, read `authenticated` (or its absence), close.
   probe() {
     const secret = getToken();
-    if (!secret) { this.setAuth({ type: 'open' }); return; }
+    if (!secret) { this.auth.apply({ type: 'open' }); return; }
     if (this.probed === secret) return;
     this.probed = secret;
     let timer = null;
@@ -69,10 +56,10 @@ export class ListPage {
       onClose: () => false,   // a probe never reconnects
       onMessage: (m) => {
         if (m.type === 'authenticated') {
-          this.setAuth(m);
+          this.auth.apply(m);
           finish();
         } else if (m.type === 'hello') {
-          timer = setTimeout(() => { this.setAuth({ type: 'open' }); finish(); }, PROBE_SILENCE_MS);
+          timer = setTimeout(() => { this.auth.apply({ type: 'open' }); finish(); }, PROBE_SILENCE_MS);
         } else if (m.type === 'error') {
           finish();
         }
@@ -136,7 +123,7 @@ export class ListPage {
         method: 'PUT', headers: authHeaders({ 'content-type': 'application/json' }), body: JSON.stringify(state),
       });
       if (r.status === 401) { this.signedOut(); return; }
-      if (r.status === 403) { toast(mayNot(this.auth, `create the board “${name}”`)); return; }
+      if (r.status === 403) { toast(mayNot(this.auth.state, `create the board “${name}”`)); return; }
       if (!r.ok) {
         const err = await r.json().catch(() => ({ message: `HTTP ${r.status}`, code: '' }));
         toast(`${err.message} (${err.code})`);
