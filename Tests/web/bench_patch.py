@@ -11,7 +11,7 @@ a frame has been drawn. Printed per size, median and max over the runs:
           page's JavaScript: parse, apply, render)
   layout  the style and layout that DOM change costs (forced at once)
 
-Run: .build/web-venv/bin/python Tests/web/bench_patch.py [RUNS]   (builds nothing: needs
+Run: .build/web-venv/bin/python Tests/web/bench_patch.py [RUNS [SIZES...]]   (builds nothing: needs
 .build/debug/foldsyncd and the venv Tests/web/run.sh makes; wait while
 /tmp/foldsync-quiet exists). Uses its own daemon on a free port. To time
 another version of the page, point FOLDSYNC_WEB_ROOT at its files, e.g.
@@ -76,7 +76,7 @@ def board(sections):
 
 
 def measure(daemon, d, sections, runs, rng):
-    name = f"bench{os.getpid()}-{sections}"
+    name = f"bench{os.getpid()}-{sections}-{rng.randrange(10**6)}"
     daemon.put_board(name, board(sections))
     d.get(f"{daemon.base}/b/{name}")
     WebDriverWait(d, 30).until(lambda d: d.find_element(By.ID, "st-conn").text == "connected"
@@ -96,6 +96,7 @@ def measure(daemon, d, sections, runs, rng):
 
 def main():
     runs = int(sys.argv[1]) if len(sys.argv) > 1 else 30
+    sizes = [int(a) for a in sys.argv[2:]] or SIZES
     os.environ.pop("FOLDSYNC_WEB_PORT", None)   # always our own daemon
     daemon = harness.Daemon()
     d = harness.browser()
@@ -105,7 +106,7 @@ def main():
         print(f"toggle over HTTP -> shown in the page, {runs} runs per size, {ITEMS} items per section (ms)")
         cols = ("shown", "daemon", "script", "layout", "frame")
         print(f"{'sections':>8}" + "".join(f"  {c + ' median':>13}  {c + ' max':>10}" for c in cols) + "  mirror")
-        for n in SIZES:
+        for n in sizes:
             samples, ok = measure(daemon, d, n, runs, rng)
             line = f"{n:>8}"
             for c in cols:
