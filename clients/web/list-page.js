@@ -65,7 +65,7 @@ export class ListPage {
         }
       },
     });
-    const finish = () => { clearTimeout(timer); conn.stop(); };
+    const finish = () => { clearTimeout(timer); conn.close(); };
     conn.open();
   }
 

@@ -53,7 +53,8 @@ export class Connection {
     this.opens = 0;          // connection attempts, for tests
     this.lastClose = null;   // { code, reason } of the last close
     this.authByMessage = false;
-    window.addEventListener('online', () => { if (this.state === 'waiting') this.connectNow(); });
+    this.onOnline = () => { if (this.state === 'waiting') this.connectNow(); };
+    window.addEventListener('online', this.onOnline);
   }
 
   connectNow() {
@@ -74,6 +75,12 @@ export class Connection {
     clearTimeout(this.timer);
     this.timer = null;
     this.setState('stopped');
+  }
+
+  // Stops for good: a one-off connection (the list page's probe) is done.
+  close() {
+    this.stop();
+    window.removeEventListener('online', this.onOnline);
   }
 
   drop() {
