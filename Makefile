@@ -48,8 +48,9 @@ test: test-deps
 bench-smoke: deps
 	Tests/scripts/bench-smoke.sh
 
-# The dashboard's pure modules (mirror, patch, auth state, permissions) in
-# node, with the JSON Patch conformance suite ($$FOLDSYNC_CONFORMANCE_DIR).
+# The dashboard's pure modules (mirror, JSON Patch, auth state, permissions,
+# backoff, the change summary) under node's own test runner, with the shared
+# JSON Patch conformance suite (FOLDSYNC_CONFORMANCE_DIR, as for swift test).
 web-unit: test-deps
 	node --test Tests/web/unit/*.test.mjs
 

@@ -4,7 +4,9 @@ Tests/web/run.sh starts the daemon and passes it in through the environment:
 FOLDSYNC_WEB_PORT, FOLDSYNC_WEB_PIDFILE (the daemon's pid; rewritten when a
 test restarts the daemon, so run.sh always stops the current one),
 FOLDSYNC_WEB_DB, FOLDSYNC_WEB_LOG. Without them (running one file by hand)
-the harness starts its own daemon and stops it at exit.
+the harness starts its own daemon and stops it at exit. A daemon the harness
+starts serves FOLDSYNC_WEB_ROOT when set (bench_patch.py times an older
+page that way), else clients/web.
 
 TokenDaemon is a second daemon whose configuration file holds tokens
 (FOLDSYNC_WEB_TOKEN_PORT, _PIDFILE, _DB, _LOG, _CONFIG, and the secrets in
