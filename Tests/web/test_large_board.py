@@ -1,6 +1,7 @@
 """A board of 1,000 sections of 10 items in a real browser: after toggles
-(over HTTP and by click), a rename and a move, the page shows exactly the
-daemon's board, and each patch re-rendered only the sections it touched.
+(over HTTP and by click), a rename and moves, the page shows exactly the
+daemon's board, each patch re-rendered only the sections it touched, and a
+move moved one node.
 Correctness only: how long a patch takes is Tests/web/bench_patch.py's
 business, never an assertion here."""
 import os
@@ -128,6 +129,18 @@ class LargeBoard(harness.OneBrowser):
         self.assertEqual(d.execute_script("return document.getElementById('h-s500').__mark"), 1, "the moved node was rebuilt")
         quiet = next(f"s{i}" for i in range(SECTIONS) if f"s{i}" not in touched | {"s500", "s999"})
         self.assertEqual(self.renders()[quiet], before[quiet], "a move re-rendered an untouched section")
+
+        # A move from the top to the bottom moves one node, not the 999 in between.
+        first = d.execute_script("return document.querySelector('#sections > .section').dataset.id")
+        d.execute_script("""
+            window.__moved = 0;
+            window.__watch = new MutationObserver((records) => {
+              for (const r of records) window.__moved += r.addedNodes.length; });
+            window.__watch.observe(document.getElementById('sections'), { childList: true });""")
+        DAEMON.action(name, {"type": "moveSection", "section": first, "to": SECTIONS - 1})
+        self.assert_shows_the_board(name)
+        self.assertEqual(d.execute_script("window.__watch.disconnect(); return window.__moved"), 1,
+                         "nodes moved for one section's move")
         DAEMON.request("DELETE", f"/api/boards/{name}")
 
 

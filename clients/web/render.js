@@ -6,6 +6,7 @@
 // Text is always set with textContent: any language, no markup injection.
 
 import { deepEqual } from './patch.js';
+import { keepInOrder } from './keep-in-order.js';
 
 export const renders = new Map(); // section id -> how many times its node was (re)rendered
 
@@ -125,9 +126,9 @@ export class SectionList {
       return;
     }
     const active = document.activeElement;
-    const keep = new Set(sections.map((s) => s.id));
-    for (const [id, node] of this.nodes) if (!keep.has(id)) this.drop(id, node);
-    sections.forEach((s, i) => {
+    const ids = new Set(sections.map((s) => s.id));
+    for (const [id, node] of this.nodes) if (!ids.has(id)) this.drop(id, node);
+    const wanted = sections.map((s) => {
       let node = this.nodes.get(s.id);
       if (!node) {
         node = createSectionNode(s.id);
@@ -135,11 +136,26 @@ export class SectionList {
         this.onNew(node);
       }
       if (this.shown.get(s.id) !== s) this.update(node, s);
-      const at = this.container.children[i];
-      if (at !== node) this.container.insertBefore(node, at || null);
+      return node;
     });
+    this.order(wanted);
     // Moving a node out of the document blurs it: give the focus back.
     if (active && active !== document.activeElement && this.container.contains(active)) active.focus({ preventScroll: true });
+  }
+
+  // Puts the container's children in the order of `wanted` (every node
+  // shown, new ones included) with as few moves as possible: from the end,
+  // each node not in the longest run already in order goes before its successor.
+  order(wanted) {
+    const now = new Map();
+    let i = 0;
+    for (const child of this.container.children) now.set(child, i++);
+    const keep = keepInOrder(wanted.map((n) => (now.has(n) ? now.get(n) : -1)));
+    let next = null;
+    for (let k = wanted.length - 1; k >= 0; k--) {
+      if (!keep.has(k)) this.container.insertBefore(wanted[k], next);
+      next = wanted[k];
+    }
   }
 
   update(node, section) {
