@@ -141,6 +141,10 @@ class LargeBoard(harness.OneBrowser):
         self.assert_shows_the_board(name)
         self.assertEqual(d.execute_script("window.__watch.disconnect(); return window.__moved"), 1,
                          "nodes moved for one section's move")
+        # Every patch followed the one before and applied: no resynchronising, no errors.
+        bad = [l["message"] for l in d.get_log("browser")
+               if l["level"] == "SEVERE" or "resynchronising" in l["message"]]
+        self.assertEqual(bad, [])
         DAEMON.request("DELETE", f"/api/boards/{name}")
 
 
