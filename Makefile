@@ -5,13 +5,14 @@
 SWIFT ?= swift
 PREFIX ?= /usr/local
 APT_PACKAGES = libwebsockets-dev libsqlite3-dev pkg-config
-# The terminal client's tests drive it in tmux.
-TEST_PACKAGES = tmux chromium chromium-driver fonts-wqy-microhei python3-venv openssl
+# The terminal client's tests drive it in tmux; the dashboard's pure modules
+# are tested with node's built-in runner (no npm packages).
+TEST_PACKAGES = tmux chromium chromium-driver fonts-wqy-microhei python3-venv openssl nodejs
 RELEASE = .build/release
 LISTEN ?= 127.0.0.1:7681
 DB ?= ./foldsync.db
 
-.PHONY: deps test-deps build release run test unit-test web-test bench-smoke clean install uninstall
+.PHONY: deps test-deps build release run test unit-test web-test web-unit bench-smoke clean install uninstall
 
 # Installs the C libraries (Debian packages) when any is missing.
 deps:
@@ -47,10 +48,16 @@ test: test-deps
 bench-smoke: deps
 	Tests/scripts/bench-smoke.sh
 
+# The dashboard's pure modules (mirror, JSON Patch, auth state, permissions,
+# backoff, the change summary) under node's own test runner, with the shared
+# JSON Patch conformance suite (FOLDSYNC_CONFORMANCE_DIR, as for swift test).
+web-unit: test-deps
+	node --test Tests/web/unit/*.test.mjs
+
 # The dashboard in headless Chromium (Selenium) against the real daemon; the
 # terminal client is built too, for the test that runs `foldsync watch`.
-# Needs: apt chromium chromium-driver fonts-wqy-microhei python3-venv (see .ci/run).
-web-test: test-deps
+# Needs: apt chromium chromium-driver fonts-wqy-microhei python3-venv nodejs (see .ci/run).
+web-test: web-unit
 	$(SWIFT) build --product foldsyncd
 	$(SWIFT) build --product foldsync
 	Tests/web/run.sh

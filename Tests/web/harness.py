@@ -4,7 +4,9 @@ Tests/web/run.sh starts the daemon and passes it in through the environment:
 FOLDSYNC_WEB_PORT, FOLDSYNC_WEB_PIDFILE (the daemon's pid; rewritten when a
 test restarts the daemon, so run.sh always stops the current one),
 FOLDSYNC_WEB_DB, FOLDSYNC_WEB_LOG. Without them (running one file by hand)
-the harness starts its own daemon and stops it at exit.
+the harness starts its own daemon and stops it at exit. A daemon the harness
+starts serves FOLDSYNC_WEB_ROOT when set (bench_patch.py times an older
+page that way), else clients/web.
 
 TokenDaemon is a second daemon whose configuration file holds tokens
 (FOLDSYNC_WEB_TOKEN_PORT, _PIDFILE, _DB, _LOG, _CONFIG, and the secrets in
@@ -21,6 +23,7 @@ import signal
 import subprocess
 import tempfile
 import time
+import unittest
 import urllib.error
 import urllib.request
 import warnings
@@ -36,6 +39,8 @@ ARTIFACTS = os.path.join(ROOT, ".build", "web-artifacts")
 warnings.filterwarnings("ignore", category=ResourceWarning, message="subprocess .* is still running")
 CHROMIUM = os.environ.get("FOLDSYNC_CHROMIUM", "/usr/bin/chromium")
 CHROMEDRIVER = os.environ.get("FOLDSYNC_CHROMEDRIVER", "/usr/bin/chromedriver")
+# The dashboard's files; another folder (say, an older commit's) for a benchmark's "before".
+WEB_ROOT = os.environ.get("FOLDSYNC_WEB_ROOT", os.path.join(ROOT, "clients", "web"))
 
 
 def conformance_dir():
@@ -99,7 +104,7 @@ class Daemon:
         logf = open(self.log, "ab")
         self.proc = subprocess.Popen(
             [DAEMON, "--listen", f"127.0.0.1:{self.port}", "--db", self.db,
-             "--web-root", os.path.join(ROOT, "clients", "web")] + (["--config", self.config] if self.config else []),
+             "--web-root", WEB_ROOT] + (["--config", self.config] if self.config else []),
             cwd=ROOT, stdout=logf, stderr=subprocess.STDOUT, start_new_session=True)
         logf.close()
         with open(self.pidfile, "w") as f:
@@ -234,3 +239,15 @@ def emulate_media(d, **features):
     """e.g. emulate_media(d, prefers_color_scheme="dark"); no arguments resets."""
     d.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [
         {"name": k.replace("_", "-"), "value": v} for k, v in features.items()]})
+
+
+class OneBrowser(unittest.TestCase):
+    """A test class sharing one headless Chromium (`self.d`) between its tests."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.d = browser()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.d.quit()

@@ -439,9 +439,10 @@ class Dashboard(unittest.TestCase):
 
     # ---- Serving: types, caching, CSP ----
     def test_files_served_with_types_etag_and_csp(self):
-        for path, ctype in (("/", "text/html"), ("/b/default", "text/html"), ("/app.js", "text/javascript"),
-                            ("/patch.js", "text/javascript"), ("/socket.js", "text/javascript"),
-                            ("/render.js", "text/javascript"), ("/auth.js", "text/javascript"), ("/style.css", "text/css")):
+        modules = sorted(f for f in os.listdir(os.path.join(harness.ROOT, "clients", "web")) if f.endswith(".js"))
+        self.assertIn("app.js", modules)
+        for path, ctype in [("/", "text/html"), ("/b/default", "text/html"), ("/style.css", "text/css")] + [
+                (f"/{m}", "text/javascript") for m in modules]:
             status, _, headers = _get(path)
             self.assertEqual(status, 200, path)
             self.assertTrue(headers["content-type"].startswith(ctype), (path, headers["content-type"]))

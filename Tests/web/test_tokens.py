@@ -34,14 +34,7 @@ def session_token(d):
     return d.execute_script("return sessionStorage.getItem('foldsync.token')")
 
 
-class Tokens(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        cls.d = harness.browser()
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.d.quit()
+class Tokens(harness.OneBrowser):
 
     def setUp(self):
         # Each test starts signed out: storage is per origin (and per tab for sessionStorage).

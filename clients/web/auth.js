@@ -22,9 +22,3 @@ export function authHeaders(headers = {}) {
   const t = getToken();
   return t ? { ...headers, authorization: `Bearer ${t}` } : { ...headers };
 }
-
-// Board-name globs as the daemon reads them: `*` any run, `?` one character.
-export function globMatches(pattern, name) {
-  const re = new RegExp(`^${pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.')}$`);
-  return re.test(name);
-}

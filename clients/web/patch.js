@@ -1,6 +1,12 @@
 // RFC 6902 JSON Patch, applied to plain JSON values (RFC 6901 pointers).
 // applyPatch(doc, ops) returns the patched document and never touches `doc`;
 // any invalid operation throws a PatchError and nothing is changed.
+//
+// Copy on write: only the containers on an operation's path are copied, and
+// the result shares every other value with `doc`. A toggle on a board of
+// 1,000 sections copies the root, the sections array and one section, not
+// the board; the page relies on that identity to re-render only what
+// changed (render.js). Neither `doc` nor the result may be mutated in place.
 
 export class PatchError extends Error {
   constructor(message) { super(message); this.name = 'PatchError'; }
@@ -58,17 +64,54 @@ function arrayIndex(token, length, allowEnd) {
   return i;
 }
 
-// The container holding the last token, and that token.
+// Where `token` points inside `node` (an array index or an own key), or a PatchError.
+function childKey(node, token) {
+  if (Array.isArray(node)) return arrayIndex(token, node.length, false);
+  if (isObject(node) && has(node, token)) return token;
+  throw new PatchError(`path component "${token}" not found`);
+}
+
+function isContainer(v) { return v !== null && typeof v === 'object'; }
+
+// The container that holds the last token, read-only.
 function parent(doc, tokens) {
   let node = doc;
-  for (let n = 0; n < tokens.length - 1; n++) {
-    const t = tokens[n];
-    if (Array.isArray(node)) node = node[arrayIndex(t, node.length, false)];
-    else if (isObject(node) && has(node, t)) node = node[t];
-    else throw new PatchError(`path component "${t}" not found`);
-  }
-  if (!Array.isArray(node) && !isObject(node)) throw new PatchError('parent is not a container');
+  for (let n = 0; n < tokens.length - 1; n++) node = node[childKey(node, tokens[n])];
+  if (!isContainer(node)) throw new PatchError('parent is not a container');
   return node;
+}
+
+// A copy of `v` that this patch may change in place (or `v` itself, when
+// this patch made it). `fresh` holds the containers made by this patch.
+function own(v, fresh) {
+  if (fresh.has(v)) return v;
+  let copy;
+  if (Array.isArray(v)) copy = v.slice();
+  else {
+    copy = {};
+    for (const k of Object.keys(v)) setKey(copy, k, v[k]);
+  }
+  fresh.add(copy);
+  return copy;
+}
+
+// Copies the root and every container down to the last token's parent, and
+// returns [the new root, that parent]: what an add, remove or replace may write.
+function writablePath(doc, tokens, fresh) {
+  if (!isContainer(doc)) throw new PatchError('parent is not a container');
+  const root = own(doc, fresh);
+  let node = root;
+  for (let n = 0; n < tokens.length - 1; n++) {
+    const key = childKey(node, tokens[n]);
+    const child = node[key];
+    if (!isContainer(child)) throw new PatchError('parent is not a container');
+    const copy = own(child, fresh);
+    if (copy !== child) {
+      if (Array.isArray(node)) node[key] = copy; else setKey(node, key, copy);
+    }
+    node = copy;
+  }
+  return [root, node];
 }
 
 function get(doc, tokens) {
@@ -79,21 +122,30 @@ function get(doc, tokens) {
   return p[t];
 }
 
-function add(doc, tokens, value) {
+function add(doc, tokens, value, fresh) {
   if (tokens.length === 0) return value;
-  const p = parent(doc, tokens), t = tokens[tokens.length - 1];
+  const [root, p] = writablePath(doc, tokens, fresh), t = tokens[tokens.length - 1];
   if (Array.isArray(p)) p.splice(arrayIndex(t, p.length, true), 0, value);
   else setKey(p, t, value);
-  return doc;
+  return root;
 }
 
-function remove(doc, tokens) {
+function remove(doc, tokens, fresh) {
   if (tokens.length === 0) throw new PatchError('cannot remove the whole document');
-  const p = parent(doc, tokens), t = tokens[tokens.length - 1];
+  get(doc, tokens);   // fails before anything is copied
+  const [root, p] = writablePath(doc, tokens, fresh), t = tokens[tokens.length - 1];
   if (Array.isArray(p)) p.splice(arrayIndex(t, p.length, false), 1);
-  else if (has(p, t)) delete p[t];
-  else throw new PatchError(`"${t}" not found`);
-  return doc;
+  else delete p[t];
+  return root;
+}
+
+function replace(doc, tokens, value, fresh) {
+  get(doc, tokens);
+  if (tokens.length === 0) return value;
+  const [root, p] = writablePath(doc, tokens, fresh), t = tokens[tokens.length - 1];
+  if (Array.isArray(p)) p[arrayIndex(t, p.length, false)] = value;
+  else setKey(p, t, value);
+  return root;
 }
 
 function need(op, field) {
@@ -101,30 +153,29 @@ function need(op, field) {
   return op[field];
 }
 
-export function applyOperation(doc, op) {
+// One operation; `fresh` (a WeakSet) carries the containers this patch has
+// already copied, so a second operation on the same path copies nothing more.
+export function applyOperation(doc, op, fresh = new WeakSet()) {
   if (!isObject(op)) throw new PatchError('operation is not an object');
   const path = parsePointer(need(op, 'path'));
   switch (op.op) {
     case 'add':
-      return add(doc, path, clone(need(op, 'value')));
+      return add(doc, path, clone(need(op, 'value')), fresh);
     case 'remove':
-      return remove(doc, path);
-    case 'replace': {
-      const value = clone(need(op, 'value'));
-      get(doc, path);
-      return path.length === 0 ? value : add(remove(doc, path), path, value);
-    }
+      return remove(doc, path, fresh);
+    case 'replace':
+      return replace(doc, path, clone(need(op, 'value')), fresh);
     case 'move': {
       const fromText = need(op, 'from');
       const from = parsePointer(fromText);
       if (fromText === op.path) { get(doc, from); return doc; }
       if (op.path.startsWith(fromText + '/')) throw new PatchError('cannot move a value into itself');
-      const value = get(doc, from);
-      return add(remove(doc, from), path, value);
+      const value = get(doc, from);   // shared, not copied: nothing writes into it without copying first
+      return add(remove(doc, from, fresh), path, value, fresh);
     }
     case 'copy': {
       const value = clone(get(doc, parsePointer(need(op, 'from'))));
-      return add(doc, path, value);
+      return add(doc, path, value, fresh);
     }
     case 'test':
       if (!deepEqual(get(doc, path), need(op, 'value'))) throw new PatchError(`test failed at "${op.path}"`);
@@ -136,7 +187,8 @@ export function applyOperation(doc, op) {
 
 export function applyPatch(doc, ops) {
   if (!Array.isArray(ops)) throw new PatchError('a patch is an array of operations');
-  let out = clone(doc);
-  for (const op of ops) out = applyOperation(out, op);
+  const fresh = new WeakSet();
+  let out = doc;
+  for (const op of ops) out = applyOperation(out, op, fresh);
   return out;
 }

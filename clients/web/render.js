@@ -1,7 +1,12 @@
 // DOM for the sections of a board. Nodes are keyed by section id and updated
 // in place, so a patch touching one section leaves every other node (and the
-// keyboard focus) alone. Text is always set with textContent: any language,
-// no markup injection.
+// keyboard focus) alone, and costs what it touches: the patch's copy on
+// write (patch.js) keeps every untouched section the same object, so
+// "changed?" is one identity check, never a serialisation of the board.
+// Text is always set with textContent: any language, no markup injection.
+
+import { deepEqual } from './patch.js';
+import { keepInOrder } from './keep-in-order.js';
 
 export const renders = new Map(); // section id -> how many times its node was (re)rendered
 
@@ -67,8 +72,9 @@ export function createSectionNode(id) {
   return node;
 }
 
-// Brings one node up to date with its section; only what differs is touched.
-export function updateSectionNode(node, section) {
+// Brings one node up to date with its section; only what differs from
+// `shown` (the section as last rendered, or undefined) is touched.
+export function updateSectionNode(node, section, shown) {
   renders.set(section.id, (renders.get(section.id) || 0) + 1);
   const button = node.querySelector('.sec-btn');
   const title = node.querySelector('.sec-title');
@@ -76,54 +82,98 @@ export function updateSectionNode(node, section) {
   node.classList.toggle('untitled', section.title === '');
   const count = String(section.items.length);
   const countNode = node.querySelector('.sec-count');
-  if (countNode.textContent !== count) countNode.textContent = count;
-  countNode.setAttribute('aria-label', `${count} item${count === '1' ? '' : 's'}`);
+  if (countNode.textContent !== count) {
+    countNode.textContent = count;
+    countNode.setAttribute('aria-label', `${count} item${count === '1' ? '' : 's'}`);
+  }
   const expanded = section.expanded ? 'true' : 'false';
   if (button.getAttribute('aria-expanded') !== expanded) button.setAttribute('aria-expanded', expanded);
   const region = node.querySelector('.sec-region');
   region.classList.toggle('open', section.expanded);
   region.toggleAttribute('inert', !section.expanded);
-  const key = JSON.stringify(section.items);
-  if (node.dataset.items !== key) {
-    node.dataset.items = key;
-    const list = node.querySelector('.items');
+  // A snapshot brings new objects with the same items: compare before rebuilding.
+  if (!shown || (shown.items !== section.items && !deepEqual(shown.items, section.items))) {
     const lis = section.items.map((item) => el('li', { text: itemText(item) }));
     if (lis.length === 0) lis.push(el('li', { class: 'empty', text: 'No items' }));
-    list.replaceChildren(...lis);
+    node.querySelector('.items').replaceChildren(...lis);
   }
-  node.querySelector('[data-act="up"]').setAttribute('aria-label', `Move “${section.title}” up`);
-  node.querySelector('[data-act="down"]').setAttribute('aria-label', `Move “${section.title}” down`);
-  node.querySelector('[data-act="edit"]').setAttribute('aria-label', `Edit “${section.title}”`);
-  node.querySelector('[data-act="remove"]').setAttribute('aria-label', `Remove “${section.title}”`);
+  if (!shown || shown.title !== section.title) {
+    node.querySelector('[data-act="up"]').setAttribute('aria-label', `Move “${section.title}” up`);
+    node.querySelector('[data-act="down"]').setAttribute('aria-label', `Move “${section.title}” down`);
+    node.querySelector('[data-act="edit"]').setAttribute('aria-label', `Edit “${section.title}”`);
+    node.querySelector('[data-act="remove"]').setAttribute('aria-label', `Remove “${section.title}”`);
+  }
 }
 
-// Makes `container` show `sections`. `touched` is a Set of section ids to
-// refresh, or null when the list itself changed (then every section whose
-// content differs from what is shown is refreshed, and the order fixed).
-export function reconcile(container, sections, touched, onNew) {
-  const active = document.activeElement;
-  const byId = new Map();
-  for (const node of container.children) byId.set(node.dataset.id, node);
-  if (touched !== null && [...touched].every((id) => byId.has(id))) {
-    for (const s of sections) {
-      const node = byId.get(s.id);
-      if (touched.has(s.id) && node) { updateSectionNode(node, s); node.dataset.json = JSON.stringify(s); }
-    }
-    return;
+// The sections shown in `container`, with an index by id so that a patch
+// finds its nodes without walking the others.
+export class SectionList {
+  // onNew(node) runs once for each node created (e.g. to hide controls).
+  constructor(container, onNew) {
+    this.container = container;
+    this.onNew = onNew;
+    this.nodes = new Map();   // section id -> its node
+    this.shown = new Map();   // section id -> the section object last rendered into it
   }
-  const keep = new Set();
-  sections.forEach((s, i) => {
-    keep.add(s.id);
-    let node = byId.get(s.id);
-    const json = JSON.stringify(s);
-    if (!node) {
-      node = createSectionNode(s.id);
-      onNew(node);
+
+  // Makes the container show `sections`. `touched` (a Map of id -> section,
+  // from mirror.js) refreshes just those; null means the list itself changed:
+  // nodes are then added, removed and reordered, and refreshed where their
+  // section is not the object last shown.
+  show(sections, touched) {
+    if (touched !== null && [...touched.keys()].every((id) => this.nodes.has(id))) {
+      for (const [id, s] of touched) this.update(this.nodes.get(id), s);
+      return;
     }
-    if (node.dataset.json !== json) { updateSectionNode(node, s); node.dataset.json = json; }
-    const at = container.children[i];
-    if (at !== node) container.insertBefore(node, at || null);
-  });
-  for (const [id, node] of byId) if (!keep.has(id)) { node.remove(); renders.delete(id); }
-  if (active && active !== document.activeElement && container.contains(active)) active.focus({ preventScroll: true });
+    const active = document.activeElement;
+    const ids = new Set(sections.map((s) => s.id));
+    for (const [id, node] of this.nodes) if (!ids.has(id)) this.drop(id, node);
+    const wanted = sections.map((s) => {
+      let node = this.nodes.get(s.id);
+      if (!node) {
+        node = createSectionNode(s.id);
+        this.nodes.set(s.id, node);
+        this.onNew(node);
+      }
+      if (this.shown.get(s.id) !== s) this.update(node, s);
+      return node;
+    });
+    this.order(wanted);
+    // Moving a node out of the document blurs it: give the focus back.
+    if (active && active !== document.activeElement && this.container.contains(active)) active.focus({ preventScroll: true });
+  }
+
+  // Puts the container's children in the order of `wanted` (every node
+  // shown, new ones included) with as few moves as possible: from the end,
+  // each node not in the longest run already in order goes before its successor.
+  order(wanted) {
+    const now = new Map();
+    let i = 0;
+    for (const child of this.container.children) now.set(child, i++);
+    const keep = keepInOrder(wanted.map((n) => (now.has(n) ? now.get(n) : -1)));
+    let next = null;
+    for (let k = wanted.length - 1; k >= 0; k--) {
+      if (!keep.has(k)) this.container.insertBefore(wanted[k], next);
+      next = wanted[k];
+    }
+  }
+
+  update(node, section) {
+    updateSectionNode(node, section, this.shown.get(section.id));
+    this.shown.set(section.id, section);
+  }
+
+  drop(id, node) {
+    node.remove();
+    this.nodes.delete(id);
+    this.shown.delete(id);
+    renders.delete(id);
+  }
+
+  clear() {
+    this.container.replaceChildren();
+    this.nodes.clear();
+    this.shown.clear();
+    renders.clear();
+  }
 }

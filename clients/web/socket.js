@@ -10,8 +10,11 @@
 // token: no separators, no spaces), as a first `auth` message. The secret is
 // never put in the URL and never logged.
 
+// The terminal client's numbers (Sources/FoldClient/Mirror/Backoff.swift,
+// `Backoff(base: 0.5, cap: 10)`), so every client of a restarted daemon
+// comes back within the same bound.
 export const BACKOFF_BASE_MS = 500;
-export const BACKOFF_CAP_MS = 15000;
+export const BACKOFF_CAP_MS = 10000;
 
 export function socketURL(loc = window.location) {
   return `${loc.protocol === 'https:' ? 'wss:' : 'ws:'}//${loc.host}/ws`;
@@ -50,7 +53,8 @@ export class Connection {
     this.opens = 0;          // connection attempts, for tests
     this.lastClose = null;   // { code, reason } of the last close
     this.authByMessage = false;
-    window.addEventListener('online', () => { if (this.state === 'waiting') this.connectNow(); });
+    this.onOnline = () => { if (this.state === 'waiting') this.connectNow(); };
+    window.addEventListener('online', this.onOnline);
   }
 
   connectNow() {
@@ -71,6 +75,12 @@ export class Connection {
     clearTimeout(this.timer);
     this.timer = null;
     this.setState('stopped');
+  }
+
+  // Stops for good: a one-off connection (the list page's probe) is done.
+  close() {
+    this.stop();
+    window.removeEventListener('online', this.onOnline);
   }
 
   drop() {

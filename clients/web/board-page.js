@@ -1,0 +1,207 @@
+// One board (`/b/NAME`): its connection, the daemon's messages, and the
+// page drawn from the mirror (mirror.js). The controls that send actions
+// are wired by board-controls.js.
+
+import { BoardMirror } from './mirror.js';
+import { Connection, socketURL } from './socket.js';
+import { getToken } from './auth.js';
+import { onClose } from './auth-state.js';
+import { AuthView } from './auth-view.js';
+import { mayNot } from './permissions.js';
+import { describeChange } from './change-summary.js';
+import { SectionList, renders } from './render.js';
+import { $, toast, setBanner, setStatus, setConnection, time, showPermissions } from './page-chrome.js';
+import { showSignIn, hideSignIn, wireSignIn, refusedMessage } from './signin.js';
+import { wireBoardControls } from './board-controls.js';
+
+export class BoardPage {
+  constructor(board) {
+    this.board = board;
+    this.mirror = new BoardMirror(board);
+    this.session = null;
+    this.nextId = 1;
+    this.pending = new Map(); // action id -> what it was, for errors and acks
+    this.lastChange = null;
+    this.retryAt = 0;
+    this.lastFocus = null;    // section id whose header had focus, restored after reconnects
+    this.auth = new AuthView(board);
+    this.may = this.auth.may;
+    this.list = new SectionList($('sections'), (node) => showPermissions(this.may, node));
+    this.conn = new Connection(socketURL(), {
+      onOpen: () => this.subscribe(),
+      onMessage: (m) => this.onMessage(m),
+      onState: (s) => this.onState(s),
+      onClose: (e) => this.onClose(e),
+      token: getToken,
+    });
+    window.foldsync = { page: this, renders, allowed: (perm) => this.may(perm) };
+    wireBoardControls(this);
+    wireSignIn((hasToken) => this.tokenChanged(hasToken));
+    this.conn.open();
+    setInterval(() => this.tick(), 1000);
+  }
+
+  // What the tests (and a curious user in the console) read.
+  get doc() { return this.mirror.state; }
+  get rev() { return this.mirror.rev; }
+  get authed() { return this.auth.phase === 'signed-in'; }
+
+  // -- connection --
+  subscribe() {
+    const msg = { type: 'subscribe', board: this.board };
+    const since = this.mirror.position;
+    if (since) msg.since = since;
+    this.conn.send(msg);
+  }
+
+  // A 1008 (policy) close before any `authenticated`, or any close after a
+  // refusal, waits for the user to sign in instead of reconnecting.
+  onClose(e) {
+    const what = onClose(this.auth.state, e.code);
+    if (what === 'refused') this.needSignIn();
+    return what === 'retry';
+  }
+
+  needSignIn() {
+    this.auth.apply({ type: 'refused' });
+    this.clearBoard();
+    showSignIn(refusedMessage('This board needs an access token. Enter one to see it.'));
+    this.tick();
+  }
+
+  tokenChanged(hasToken) {
+    this.auth.apply({ type: 'token', hasToken });
+    this.clearBoard();
+    this.conn.restart();
+  }
+
+  clearBoard() {
+    this.mirror.clear();
+    this.pending.clear();
+    this.list.clear();
+    $('missing').hidden = true;
+    $('sections-empty').hidden = true;
+    $('json-form').hidden = true;
+    setStatus('rev', '');
+    setStatus('viewers', '');
+    this.lastChange = null;
+    setStatus('last', '');
+  }
+
+  onState({ state, retryAt }) {
+    this.retryAt = retryAt;
+    const online = state === 'open';
+    $('controls').disabled = !online;
+    document.body.dataset.conn = state;
+    setBanner(state === 'waiting', 'Offline: the connection to the server was lost. Controls are disabled until it is back.');
+    this.tick();
+    if (online && this.lastFocus && document.activeElement === document.body) {
+      const b = document.getElementById(`h-${this.lastFocus}`);
+      if (b) b.focus({ preventScroll: true });
+    }
+  }
+
+  tick() {
+    const s = this.conn.state;
+    if (this.auth.phase === 'signed-out') setConnection('signed out: a token is needed', 'stopped');
+    else if (s === 'open') setConnection('connected', s);
+    else if (s === 'connecting') setConnection('connecting…', s);
+    else if (s === 'stopped') setConnection('not connected', s);
+    else setConnection(`reconnecting in ${Math.max(0, Math.ceil((this.retryAt - Date.now()) / 1000))}s`, s);
+    if (this.lastChange) setStatus('last', `last change ${time(this.lastChange.at)}${this.lastChange.what}`);
+  }
+
+  send(action, what) {
+    const id = `a${this.nextId++}`;
+    if (!this.conn.send({ ...action, board: this.board, id })) {
+      toast('Not connected: the change was not sent.');
+      return null;
+    }
+    this.pending.set(id, what || action.type);
+    return id;
+  }
+
+  // -- messages --
+  onMessage(m) {
+    if (m.board !== undefined && m.board !== this.board) return;
+    switch (m.type) {
+      case 'hello': this.session = m.session; this.auth.apply({ type: 'hello' }); return;
+      case 'authenticated': this.auth.apply(m); hideSignIn(); this.tick(); return;
+      case 'ack': this.onAck(m); return;
+      case 'error': this.onError(m); return;
+      case 'snapshot': case 'patch': this.auth.apply({ type: 'data' }); break;
+      default: break;
+    }
+    const outcome = this.mirror.apply(m);
+    switch (outcome.kind) {
+      case 'changed': this.onChanged(m, outcome); break;
+      case 'presence': setStatus('viewers', `${outcome.viewers} viewer${outcome.viewers === 1 ? '' : 's'}`); break;
+      case 'deleted': this.showDeleted(); break;
+      case 'outOfStep': console.warn(`resynchronising: ${outcome.reason}`); this.subscribe(); break;
+      default: break; // the daemon may add message types
+    }
+  }
+
+  onChanged(m, { ops, touched, mode }) {
+    this.conn.healthy();
+    if (ops === null) {
+      $('missing').hidden = true;
+    } else {
+      const mine = m.by !== undefined && m.by === this.session;
+      const by = m.by === undefined ? ' via HTTP' : mine ? ' by you' : ' by another viewer';
+      this.lastChange = { at: new Date(), what: `${describeChange(ops, this.doc)}${by}` };
+    }
+    this.render(touched, mode);
+  }
+
+  onAck(m) {
+    const what = this.pending.get(m.id);
+    this.pending.delete(m.id);
+    if (what === 'create') this.subscribe();
+  }
+
+  onError(m) {
+    const what = m.id ? this.pending.get(m.id) : null;
+    if (m.id) this.pending.delete(m.id);
+    if (m.code === 'not_found' && !m.id && this.doc === null) { this.showDeleted(); return; }
+    if (m.code === 'forbidden') { this.onForbidden(m, what); return; }
+    toast(`${what ? `${what}: ` : ''}${m.message} (${m.code})`);
+  }
+
+  onForbidden(m, what) {
+    if (!this.authed) { this.needSignIn(); return; }   // no valid token on this connection
+    if (!m.id) {
+      // The subscribe: this token does not reach this board.
+      this.clearBoard();
+      setBanner(true, mayNot(this.auth.state, 'read this board'));
+      showSignIn(`${mayNot(this.auth.state, 'read this board')} Enter another token to see it.`);
+      return;
+    }
+    toast(mayNot(this.auth.state, what || 'do that'));
+  }
+
+  showDeleted() {
+    this.mirror.clear();
+    this.list.clear();
+    $('missing').hidden = false;
+    setStatus('rev', '');
+    this.lastChange = null;
+    setStatus('last', '');
+  }
+
+  // -- rendering: what the patch touched, and the strip --
+  render(touched, modeChanged) {
+    const doc = this.doc;
+    this.list.show(doc.sections, touched);
+    if (modeChanged) {
+      $('mode').value = doc.mode;
+      $('expand-all').disabled = doc.mode === 'single';
+      document.body.dataset.mode = doc.mode;
+    }
+    setStatus('rev', `rev ${this.rev}`);
+    $('sections-empty').hidden = doc.sections.length > 0;
+    this.tick();
+  }
+
+  sectionIndex(id) { return this.doc ? this.doc.sections.findIndex((s) => s.id === id) : -1; }
+}
