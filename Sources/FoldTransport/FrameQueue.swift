@@ -1,36 +1,47 @@
 /// A FIFO of shared frames with O(1) push and pop, counting the bytes it holds.
+///
+/// The oldest frame is kept inline: most connections hold at most one frame
+/// between writes, and reaching into an array's heap buffer would cost one
+/// more cache miss per delivery at 10,000 connections.
 struct FrameQueue {
-    private var frames: [OutFrame] = []
-    private var head = 0
+    /// Nil exactly when the queue is empty (then `rest` is empty too).
+    private var head: OutFrame?
+    private var rest: [OutFrame] = []
+    private var restHead = 0
     private(set) var bytes = 0
 
-    var count: Int { frames.count - head }
-    var isEmpty: Bool { head == frames.count }
-    var first: OutFrame? { isEmpty ? nil : frames[head] }
+    var count: Int { head == nil ? 0 : 1 + rest.count - restHead }
+    var isEmpty: Bool { head == nil }
+    var first: OutFrame? { head }
 
     mutating func push(_ f: OutFrame) {
-        frames.append(f)
         bytes += f.count
+        if head == nil { head = f } else { rest.append(f) }
     }
 
     mutating func pop() -> OutFrame? {
-        guard head < frames.count else { return nil }
-        let f = frames[head]
-        head += 1
+        guard let f = head else { return nil }
         bytes -= f.count
-        if head == frames.count {
-            frames.removeAll(keepingCapacity: frames.capacity <= 64)
-            head = 0
-        } else if head >= 64 && head * 2 >= frames.count {
-            frames.removeFirst(head)
-            head = 0
+        if restHead < rest.count {
+            head = rest[restHead]
+            restHead += 1
+            if restHead == rest.count {
+                rest.removeAll(keepingCapacity: rest.capacity <= 64)
+                restHead = 0
+            } else if restHead >= 64 && restHead * 2 >= rest.count {
+                rest.removeFirst(restHead)
+                restHead = 0
+            }
+        } else {
+            head = nil
         }
         return f
     }
 
     mutating func removeAll() {
-        frames.removeAll()
-        head = 0
+        head = nil
+        rest.removeAll()
+        restHead = 0
         bytes = 0
     }
 }

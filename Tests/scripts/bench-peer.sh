@@ -11,6 +11,7 @@
 #
 #   Tests/scripts/bench-peer.sh [scenario...]      REPEAT=3 OUT=bench-results-peer
 #   SERVERS="foldsyncd uws foldsyncd-poll" ...     (add the poll() loop to the rotation)
+#   BASELINE=/path/to/old/foldsyncd SERVERS="baseline foldsyncd uws" ...  (an earlier build, for before/after)
 #   Tests/scripts/bench-peer-summary.py OUT        (the table; the script prints it at the end)
 #
 # Scenarios: c1k-r20, c1k-ramp (batching), c1k-ramp-plain, c10k-r5, idle10k.
@@ -40,10 +41,11 @@ read -r -a servers <<<"${SERVERS:-foldsyncd uws}"
 start_server() {  # start_server KIND DIR -> sets pid, port
     local kind=$1 dir=$2
     case "$kind" in
-        foldsyncd|foldsyncd-poll)
-            local loop=()
+        foldsyncd|foldsyncd-poll|baseline)
+            local loop=() exe="$bin/foldsyncd"
             [[ $kind == foldsyncd-poll ]] && loop=(--event-loop poll)
-            taskset -c 0 "$bin/foldsyncd" --listen 127.0.0.1:0 --db "$dir/b.db" \
+            [[ $kind == baseline ]] && exe="$BASELINE"
+            taskset -c 0 "$exe" --listen 127.0.0.1:0 --db "$dir/b.db" \
                 --max-actions-per-second 1000000 --action-burst 1000000 "${loop[@]}" >"$dir/s.log" 2>&1 &
             ;;
         uws)
