@@ -15,6 +15,7 @@ public final class SQLiteStore: BoardStore, @unchecked Sendable {
     private let pruneChanges: SQLiteStatement
     private let selectBoards: SQLiteStatement
     private let selectChanges: SQLiteStatement
+    private let checkpointer: SQLiteCheckpointer
 
     /// Opens (creating if needed) the database at `path`. `busyTimeoutMs`
     /// bounds how long a commit waits for a lock held by someone else before
@@ -24,6 +25,7 @@ public final class SQLiteStore: BoardStore, @unchecked Sendable {
         sqlite3_busy_timeout(db.handle, Int32(busyTimeoutMs))
         try db.execute("PRAGMA journal_mode=WAL")
         try db.execute("PRAGMA synchronous=FULL")
+        checkpointer = SQLiteCheckpointer(path: path)
         try db.execute("""
             CREATE TABLE IF NOT EXISTS boards(
                 name TEXT PRIMARY KEY, epoch TEXT NOT NULL, rev INTEGER NOT NULL, state BLOB NOT NULL);
@@ -43,7 +45,10 @@ public final class SQLiteStore: BoardStore, @unchecked Sendable {
         pruneChanges = try db.prepare("DELETE FROM changes WHERE board = ?1 AND rev <= ?2")
         selectBoards = try db.prepare("SELECT name, epoch, rev, state FROM boards ORDER BY name")
         selectChanges = try db.prepare("SELECT rev, ops FROM changes WHERE board = ?1 AND rev > ?2 ORDER BY rev")
+        checkpointer.attach(to: db.handle)
     }
+
+    deinit { checkpointer.stop() }
 
     public func loadBoards() throws(StoreError) -> [StoredBoard] {
         selectBoards.reset()
