@@ -38,11 +38,15 @@ public final class Connection {
     /// empties again, and only then, so the hot path reports nothing.
     var drainWatched = false
     let direct: Bool
+    /// The TCP socket when the connection is plain (no TLS, not HTTP/2):
+    /// CorkedWriter sends on it itself when lws holds nothing back; -1 otherwise.
+    let plainSocket: Int32
     unowned let writer: CorkedWriter
 
     init(id: UInt64, wsi: OpaquePointer, batching: Bool, peer: String, upgradeHeaders: [String: String], writer: CorkedWriter) {
         self.writer = writer
         direct = lws_get_network_wsi(wsi) == wsi
+        plainSocket = direct && lws_is_ssl(wsi) == 0 ? Int32(lws_get_socket_fd(wsi)) : -1
         self.id = id
         self.wsi = wsi
         self.batching = batching

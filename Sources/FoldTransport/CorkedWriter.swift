@@ -1,4 +1,5 @@
 import CLibWebSockets
+import Glibc
 
 /// Writes WebSocket queues the way the fastest broadcasters do: everything
 /// queued for a connection leaves in one system call, and at once when the
@@ -84,6 +85,8 @@ final class CorkedWriter {
     /// The WRITEABLE callback: one write, as lws documents. Returns the callback's result.
     func writeable(_ c: Connection) -> Int32 {
         c.awaiting = false
+        // lws is answering the peer's close: no data frame may follow it.
+        if c.peerClosing { return 0 }
         if c.queue.isEmpty {
             guard let close = c.closeRequest else { return 0 }
             var bytes = Array(close.reason.utf8)
@@ -126,6 +129,25 @@ final class CorkedWriter {
             pacer.wrote(c, messages: sent, now: now)
         }
         let limit = scratchSize - pre - 16
+        if c.plainSocket >= 0 && (c.queue.count == 1 || first.count + 14 >= limit) {
+            // In place: the header goes into the frame's own headroom (shared,
+            // rewritten by each write on this one thread, as lws itself does).
+            _ = c.queue.pop()
+            let h = WebSocketHeader.length(first.count)
+            let start = first.payload - h
+            _ = WebSocketHeader.write(textLength: first.count, to: start)
+            return send(c, start, h + first.count)
+        }
+        if c.plainSocket >= 0 {
+            let base = (scratch + pre).assumingMemoryBound(to: UInt8.self)
+            if c.batching {
+                let used = joinBatch(c, into: base, limit: limit)
+                let h = WebSocketHeader.length(used)
+                _ = WebSocketHeader.write(textLength: used, to: base - h)
+                return send(c, base - h, h + used)
+            }
+            return send(c, base, frameAll(c, into: base, limit: limit))
+        }
         // One message, one too big to share a buffer, or a connection whose
         // frames lws must wrap itself (WebSocket over HTTP/2): in place, as
         // a text frame, lws writing the header into the frame's headroom.
@@ -137,6 +159,25 @@ final class CorkedWriter {
         let used = c.batching ? joinBatch(c, into: base, limit: limit) : frameAll(c, into: base, limit: limit)
         let raw = c.batching ? LWS_WRITE_TEXT : fs_lws_write_raw()
         return lws_write(c.wsi, base, used, raw) >= used
+    }
+
+    /// Sends complete frames on a plain connection's socket, skipping lws'
+    /// write path (its role, extension and stats layers cost more than the
+    /// send at 10,000 connections). Safe because it runs only when lws holds
+    /// nothing of its own for this socket (`lws_partial_buffered` is 0 and
+    /// the peer has not begun a close); whatever the socket does not take is
+    /// handed to lws as raw bytes, which it keeps, sends first and drains on
+    /// POLLOUT before anything else, as for any partial write of its own.
+    private func send(_ c: Connection, _ bytes: UnsafeMutablePointer<UInt8>, _ count: Int) -> Bool {
+        var n = Glibc.send(c.plainSocket, bytes, count, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT))
+        if n < 0 && errno == EINTR { n = Glibc.send(c.plainSocket, bytes, count, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT)) }
+        if n == count { return true }
+        if n < 0 {
+            guard errno == EAGAIN || errno == EWOULDBLOCK else { return false }
+            n = 0
+        }
+        let rest = count - n
+        return lws_write(c.wsi, bytes + n, rest, fs_lws_write_raw()) >= rest
     }
 
     /// Batching peers: the messages joined by `\n` into one frame's payload.
@@ -159,7 +200,7 @@ final class CorkedWriter {
     private func frameAll(_ c: Connection, into base: UnsafeMutablePointer<UInt8>, limit: Int) -> Int {
         var used = 0
         while let f = c.queue.first {
-            let header = f.count < 126 ? 2 : (f.count < 65536 ? 4 : 10)
+            let header = WebSocketHeader.length(f.count)
             guard used == 0 || used + header + f.count <= limit else { break }
             used += WebSocketHeader.write(textLength: f.count, to: base + used)
             (UnsafeMutableRawPointer(base) + used).copyMemory(from: f.payload, byteCount: f.count)

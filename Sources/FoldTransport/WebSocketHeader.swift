@@ -1,6 +1,10 @@
 /// The header of a server-to-client frame (RFC 6455 §5.2): FIN set, opcode
 /// text, no mask, the payload length in the shortest form.
 enum WebSocketHeader {
+    /// The header's length for a payload of `n` bytes.
+    @inline(__always)
+    static func length(_ n: Int) -> Int { n < 126 ? 2 : (n < 65536 ? 4 : 10) }
+
     /// Writes the header for a text payload of `n` bytes at `p`; returns its length (2, 4 or 10).
     @inline(__always)
     static func write(textLength n: Int, to p: UnsafeMutablePointer<UInt8>) -> Int {

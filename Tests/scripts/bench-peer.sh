@@ -83,7 +83,7 @@ run() {  # run SCENARIO KIND BENCH-ARGS...
     rm -rf "$dir"
 }
 
-ramp_rates="100,200,500,1000,1500,2000,3000,5000,8000"
+ramp_rates="200,500,1000,1500,2000,3000,5000"
 scenarios=("$@")
 [[ ${#scenarios[@]} -eq 0 ]] && scenarios=(c1k-r20 c1k-ramp c1k-ramp-plain c10k-r5 idle10k)
 for s in "${scenarios[@]}"; do
