@@ -56,4 +56,35 @@ for client in epoll lws; do
         status=1
     fi
 done
+
+# The side-by-side peer (Tests/bench/uws_broadcast.py, socketify from PyPI in
+# a venv) and --protocol broadcast: complete delivery, or fail.
+venv="${PEER_VENV:-.build/peer-venv}"
+if ! "$venv/bin/python" -c "import socketify" 2>/dev/null; then
+    python3 -m venv "$venv" && "$venv/bin/pip" install -q "socketify==0.0.31" || { echo "bench-smoke: cannot install socketify" >&2; exit 1; }
+fi
+"$venv/bin/python" Tests/bench/uws_broadcast.py >"$dir/peer.log" 2>&1 &
+peer_pid=$!
+peer_port=""
+for _ in $(seq 100); do
+    peer_port="$(grep -o 'listening on 127.0.0.1:[0-9]*' "$dir/peer.log" | head -1 | cut -d: -f2 || true)"
+    [[ -n "$peer_port" ]] && break
+    sleep 0.1
+done
+if [[ -z "$peer_port" ]]; then
+    echo "bench-smoke: the uWebSockets peer did not start: $(tail -3 "$dir/peer.log")" >&2
+    status=1
+else
+    summary="$(timeout 60 "$bin/foldsync-bench" --url "ws://127.0.0.1:$peer_port/ws" --pid "$peer_pid" --protocol broadcast \
+        --connections 50 --rate 20 --duration 2 --warmup 0.5 --json)" || true
+    echo "$summary"
+    if [[ "$summary" == *'"completeness_percent":100.000'* && "$summary" == *'"complete":true'* ]]; then
+        echo "bench-smoke: complete delivery (uWebSockets peer, --protocol broadcast)" >&2
+    else
+        echo "bench-smoke: delivery was not complete (uWebSockets peer)" >&2
+        status=1
+    fi
+fi
+kill -KILL "$peer_pid" 2>/dev/null || true
+wait "$peer_pid" 2>/dev/null || true
 exit "$status"
