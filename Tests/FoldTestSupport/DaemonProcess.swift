@@ -1,13 +1,6 @@
 import Foundation
 import Glibc
 
-/// A failure in the test harness itself (the daemon did not start, a socket
-/// broke), thrown so the test stops with a readable reason.
-public struct HarnessError: Error, CustomStringConvertible {
-    public let description: String
-    public init(_ description: String) { self.description = description }
-}
-
 /// The one way every live test target starts the daemon: the real
 /// `foldsyncd` binary as a child process on 127.0.0.1, port 0, with a store
 /// in a fresh temporary directory that `shutdown()` (or deinit) removes.

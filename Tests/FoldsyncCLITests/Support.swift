@@ -17,11 +17,6 @@ func temporaryDirectory() throws -> URL {
     return dir
 }
 
-struct TestFailure: Error, CustomStringConvertible {
-    let description: String
-    init(_ d: String) { description = d }
-}
-
 /// Polls `body` every 50 ms until it is true or `seconds` pass.
 func eventually(_ seconds: Double = 10, _ body: () throws -> Bool) rethrows -> Bool {
     let deadline = Date().addingTimeInterval(seconds)
@@ -78,7 +73,7 @@ func foldsync(_ args: [String], stdin: String? = nil, environment: [String: Stri
     // spawned elsewhere at the same moment may hold a copy of the pipe).
     guard eventually(timeout, { !p.isRunning }) else {
         p.terminate()
-        throw TestFailure("foldsync \(args.joined(separator: " ")) did not finish within \(timeout)s")
+        throw HarnessError("foldsync \(args.joined(separator: " ")) did not finish within \(timeout)s")
     }
     _ = group.wait(timeout: .now() + 2)
     return Run(status: p.terminationStatus, stdout: String(decoding: outBox.get(), as: UTF8.self),
@@ -96,7 +91,7 @@ func boardState(_ d: DaemonProcess, board: String = "default") throws -> [String
     let r = try foldsync(["show", "--json", "--url", d.url, "--board", board])
     guard r.status == 0, let obj = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any],
           let state = obj["state"] as? [String: Any] else {
-        throw TestFailure("show --json failed: \(r.status) \(r.stderr)")
+        throw HarnessError("show --json failed: \(r.status) \(r.stderr)")
     }
     return state
 }
