@@ -3,7 +3,8 @@ import PackageDescription
 
 /// Targets are the architecture: FoldCore is pure and everything points at it;
 /// FoldHub (the hub's state machine) is pure too and sees only FoldCore;
-/// FoldTransport alone imports libwebsockets, FoldStore alone imports SQLite;
+/// FoldTransport alone imports libwebsockets, FoldStore alone imports SQLite,
+/// FoldCrypto alone imports OpenSSL;
 /// FoldDaemon drives the hub over them; the executables are thin.
 let package = Package(
     name: "foldsync",
@@ -20,6 +21,10 @@ let package = Package(
         .systemLibrary(
             name: "CSQLite", pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]),
+        // libcrypto (OpenSSL) for token hashing; already linked through libwebsockets.
+        .systemLibrary(
+            name: "CCrypto", pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]),
         // epoll and timerfd for the benchmark's own loop (not in Swift's Glibc module).
         .systemLibrary(name: "CBenchLinux"),
         // wcwidth and the terminal size for the terminal client.
@@ -27,20 +32,28 @@ let package = Package(
         .target(name: "FoldCore"),
         .target(name: "FoldTransport", dependencies: ["FoldCore", "CLibWebSockets"]),
         .target(name: "FoldStore", dependencies: ["FoldCore", "CSQLite"]),
+        // Token hashing (SHA-256) and constant-time comparison from OpenSSL.
+        .target(name: "FoldCrypto", dependencies: ["FoldCore", "CCrypto"]),
+        // How other threads reach an lws service thread (the daemon's and the terminal client's).
+        .target(name: "FoldMailbox", dependencies: ["FoldTransport"]),
         // No transport, no store, no Foundation: every decision, testable without I/O.
         .target(name: "FoldHub", dependencies: ["FoldCore"]),
-        .target(name: "FoldDaemon", dependencies: ["FoldCore", "FoldHub", "FoldTransport", "FoldStore"]),
+        .target(name: "FoldDaemon", dependencies: ["FoldCore", "FoldHub", "FoldTransport", "FoldStore", "FoldMailbox", "FoldCrypto"]),
         .executableTarget(name: "foldsyncd", dependencies: ["FoldDaemon"]),
         // The load generator: its own epoll WebSocket client (the default), or
         // FoldTransport's libwebsockets client with `--client lws`.
         .executableTarget(name: "foldsync-bench", dependencies: ["FoldCore", "FoldTransport", "CBenchLinux"]),
         .target(name: "FoldClient", dependencies: ["FoldCore", "CTerminal"]),
-        .executableTarget(name: "foldsync", dependencies: ["FoldCore", "FoldClient", "FoldTransport", "CTerminal"]),
+        .executableTarget(name: "foldsync", dependencies: ["FoldCore", "FoldClient", "FoldTransport", "FoldMailbox", "CTerminal"]),
+        // The one daemon launcher every live test target uses (a library, not tests).
+        .target(name: "FoldTestSupport", path: "Tests/FoldTestSupport"),
         .testTarget(name: "FoldCoreTests", dependencies: ["FoldCore"]),
-        .testTarget(name: "FoldHubTests", dependencies: ["FoldCore", "FoldHub"]),
-        .testTarget(name: "FoldDaemonTests", dependencies: ["FoldCore"]),
+        .testTarget(name: "FoldHubTests", dependencies: ["FoldCore", "FoldHub", "FoldCrypto"]),
+        .testTarget(name: "FoldCryptoTests", dependencies: ["FoldCore", "FoldCrypto"]),
+        .testTarget(name: "FoldStoreTests", dependencies: ["FoldCore", "FoldStore"]),
+        .testTarget(name: "FoldDaemonTests", dependencies: ["FoldCore", "FoldCrypto", "FoldDaemon", "FoldTestSupport"]),
         .testTarget(name: "FoldTransportTests", dependencies: ["FoldTransport"]),
         .testTarget(name: "FoldClientTests", dependencies: ["FoldCore", "FoldClient", "FoldTransport"]),
-        .testTarget(name: "FoldsyncCLITests", dependencies: ["FoldClient"]),
+        .testTarget(name: "FoldsyncCLITests", dependencies: ["FoldClient", "FoldTestSupport"]),
     ]
 )

@@ -1,4 +1,3 @@
-import CSQLite
 import FoldCore
 
 /// The SQLite engine: WAL mode, `synchronous=FULL`, one transaction per
@@ -22,7 +21,7 @@ public final class SQLiteStore: BoardStore, @unchecked Sendable {
     /// it counts as failed.
     public init(path: String, busyTimeoutMs: Int = 2_000) throws(StoreError) {
         db = try SQLiteDatabase(path: path)
-        sqlite3_busy_timeout(db.handle, Int32(busyTimeoutMs))
+        try db.setBusyTimeout(milliseconds: busyTimeoutMs)
         try db.execute("PRAGMA journal_mode=WAL")
         try db.execute("PRAGMA synchronous=FULL")
         checkpointer = SQLiteCheckpointer(path: path)
@@ -65,8 +64,8 @@ public final class SQLiteStore: BoardStore, @unchecked Sendable {
     public func loadChanges(board: String, after rev: Int) throws(StoreError) -> [StoredChange] {
         selectChanges.reset()
         defer { selectChanges.reset() }
-        selectChanges.bind(1, board)
-        selectChanges.bind(2, rev)
+        try selectChanges.bind(1, board)
+        try selectChanges.bind(2, rev)
         var out: [StoredChange] = []
         while try selectChanges.step() {
             out.append(StoredChange(board: board, rev: selectChanges.int(0), ops: selectChanges.blob(1)))
@@ -78,23 +77,23 @@ public final class SQLiteStore: BoardStore, @unchecked Sendable {
         try db.execute("BEGIN IMMEDIATE")
         do {
             for name in batch.deletions {
-                deleteBoard.reset(); deleteBoard.bind(1, name); try deleteBoard.run()
-                deleteChanges.reset(); deleteChanges.bind(1, name); try deleteChanges.run()
+                deleteBoard.reset(); try deleteBoard.bind(1, name); try deleteBoard.run()
+                deleteChanges.reset(); try deleteChanges.bind(1, name); try deleteChanges.run()
             }
             for b in batch.boards {
                 upsertBoard.reset()
-                upsertBoard.bind(1, b.name); upsertBoard.bind(2, b.epoch)
-                upsertBoard.bind(3, b.rev); upsertBoard.bind(4, blob: b.state)
+                try upsertBoard.bind(1, b.name); try upsertBoard.bind(2, b.epoch)
+                try upsertBoard.bind(3, b.rev); try upsertBoard.bind(4, blob: b.state)
                 try upsertBoard.run()
             }
             for c in batch.changes {
                 insertChange.reset()
-                insertChange.bind(1, c.board); insertChange.bind(2, c.rev); insertChange.bind(3, blob: c.ops)
+                try insertChange.bind(1, c.board); try insertChange.bind(2, c.rev); try insertChange.bind(3, blob: c.ops)
                 try insertChange.run()
             }
             for b in batch.boards where b.rev > batch.historyLimit {
                 pruneChanges.reset()
-                pruneChanges.bind(1, b.name); pruneChanges.bind(2, b.rev - batch.historyLimit)
+                try pruneChanges.bind(1, b.name); try pruneChanges.bind(2, b.rev - batch.historyLimit)
                 try pruneChanges.run()
             }
             try db.execute("COMMIT")

@@ -66,9 +66,15 @@ import Testing
         #expect(String(decoding: add, as: UTF8.self)
                 == #"{"type":"addSection","board":"b","id":"fs1","section":{"title":"T","items":["a"]},"at":1}"#)
         // What the client sends, the daemon's own decoder reads back as the same action.
-        for action: Action in [.toggle(section: "s1"), .expandAll, .setMode(.multi), .moveSection(section: "s0", to: 2),
-                               .setTitle(section: "s0", title: "分组"), .setItems(section: "s1", items: [.string("x")]),
-                               .removeSection(section: "s2"), .replace(.initial)] {
+        let actions: [Action] = [
+            .toggle(section: "s1"), .expand(section: "s1"), .collapse(section: "s1"), .expandAll, .collapseAll,
+            .setMode(.multi), .addSection(SectionDraft(id: "n", title: "T", items: [.string("a")], expanded: true), at: 0),
+            .removeSection(section: "s2"), .moveSection(section: "s0", to: 2), .setTitle(section: "s0", title: "分组"),
+            .setItems(section: "s1", items: [.string("x")]), .replace(.initial),
+        ]
+        // Every name in the table, so a new action cannot miss the client's encoder.
+        #expect(Set(actions.map(\.kind)) == Set(ActionName.allCases))
+        for action in actions {
             let json = try JSONParser.parse(ClientRequest.action(action, board: "b", id: "i"))
             let decoded = try ClientMessage.decode(json, limits: .defaults).get()
             #expect(decoded == .action(ActionRequest(id: "i", board: "b", action: action)))

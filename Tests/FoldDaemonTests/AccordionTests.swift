@@ -1,4 +1,5 @@
 import FoldCore
+import FoldTestSupport
 import Testing
 
 /// Guarantee 5 (the accordion rule), modes, and no-op answers, seen over the wire.
@@ -18,7 +19,7 @@ import Testing
         }
 
         /// Runs `body` (members after `"type"`), returns its answer and the patches it caused.
-        func run(_ type: String, _ fields: String = "") throws -> (answer: JSON, patches: [JSON]) {
+        func run(_ type: ActionName, _ fields: String = "") throws -> (answer: JSON, patches: [JSON]) {
             let id = "r\(rev)-\(type)"
             let seen = try socket.perform(Wire.action(type, id: id, fields), id: id)
             let patches = seen.filter { $0.type == "patch" }
@@ -37,21 +38,21 @@ import Testing
         let v = try Viewer(d)
         #expect(v.state["mode"]?.stringValue == "single")
 
-        var r = try v.run("toggle", #""section":"s0""#)
+        var r = try v.run(.toggle, #""section":"s0""#)
         #expect(r.answer.type == "ack" && r.patches.count == 1)
         #expect(v.state.expandedIDs == ["s0"])
 
-        r = try v.run("toggle", #""section":"s1""#)
+        r = try v.run(.toggle, #""section":"s1""#)
         #expect(r.answer.type == "ack")
         #expect(r.patches.count == 1, "opening s1 must close s0 in the same patch (one rev)")
         #expect(r.answer.rev == v.rev)
         #expect(v.state.expandedIDs == ["s1"])
 
-        r = try v.run("expand", #""section":"s2""#)
+        r = try v.run(.expand, #""section":"s2""#)
         #expect(r.patches.count == 1)
         #expect(v.state.expandedIDs == ["s2"])
 
-        r = try v.run("toggle", #""section":"s2""#)
+        r = try v.run(.toggle, #""section":"s2""#)
         #expect(r.patches.count == 1)
         #expect(v.state.expandedIDs.isEmpty, "toggling the open section leaves none open")
 
@@ -65,28 +66,28 @@ import Testing
         defer { d.shutdown() }
         let v = try Viewer(d)
 
-        var r = try v.run("expandAll")
+        var r = try v.run(.expandAll)
         #expect(r.answer.code == "invalid", "expandAll is invalid in single mode")
         #expect(r.patches.isEmpty)
 
-        r = try v.run("setMode", #""mode":"multi""#)
+        r = try v.run(.setMode, #""mode":"multi""#)
         #expect(r.answer.type == "ack")
         #expect(v.state["mode"]?.stringValue == "multi")
-        _ = try v.run("toggle", #""section":"s2""#)
-        _ = try v.run("toggle", #""section":"s1""#)
+        _ = try v.run(.toggle, #""section":"s2""#)
+        _ = try v.run(.toggle, #""section":"s1""#)
         #expect(v.state.expandedIDs == ["s1", "s2"], "multi mode: sections are independent")
-        r = try v.run("expandAll")
+        r = try v.run(.expandAll)
         #expect(r.answer.type == "ack")
         #expect(v.state.expandedIDs == ["s0", "s1", "s2"])
-        r = try v.run("collapse", #""section":"s0""#)
+        r = try v.run(.collapse, #""section":"s0""#)
         #expect(v.state.expandedIDs == ["s1", "s2"])
 
-        r = try v.run("setMode", #""mode":"single""#)
+        r = try v.run(.setMode, #""mode":"single""#)
         #expect(r.answer.type == "ack" && r.patches.count == 1)
         #expect(v.state["mode"]?.stringValue == "single")
         #expect(v.state.expandedIDs == ["s1"], "switching to single keeps only the first expanded section")
 
-        r = try v.run("collapseAll")
+        r = try v.run(.collapseAll)
         #expect(r.patches.count == 1)
         #expect(v.state.expandedIDs.isEmpty)
         #expect(try d.http("GET", "/api/boards/default").json()["state"] == v.state)
@@ -98,14 +99,14 @@ import Testing
         let v = try Viewer(d)
         let other = try Viewer(d)
         let before = v.rev
-        for (type, fields) in [("collapse", #""section":"s1""#), ("collapseAll", ""), ("setMode", #""mode":"single""#)] {
+        for (type, fields): (ActionName, String) in [(.collapse, #""section":"s1""#), (.collapseAll, ""), (.setMode, #""mode":"single""#)] {
             let r = try v.run(type, fields)
             #expect(r.answer.type == "ack", "\(type)")
             #expect(r.answer.rev == before, "\(type): a no-op answers with the current rev")
             #expect(r.patches.isEmpty, "\(type): a no-op sends no patch")
         }
         // The other viewer's next patch is the next real change: nothing was sent for the no-ops.
-        let r = try v.run("toggle", #""section":"s0""#)
+        let r = try v.run(.toggle, #""section":"s0""#)
         #expect(r.answer.rev == before + 1)
         let next = try other.socket.recvSkippingPresence()
         #expect(next.type == "patch")

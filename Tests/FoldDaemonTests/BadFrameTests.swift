@@ -1,4 +1,5 @@
 import FoldCore
+import FoldTestSupport
 import Testing
 
 /// Frames the transport refuses by closing (1003, 1007, 1009): only the
@@ -27,14 +28,14 @@ import Testing
             expected = 1007
         case .oversize:
             let title = String(repeating: "a", count: 5000)
-            try bad.send(Wire.action("setTitle", id: "big", #""section":"s0","title":"\#(title)""#))
+            try bad.send(Wire.action(.setTitle, id: "big", #""section":"s0","title":"\#(title)""#))
             expected = 1009
         }
         #expect(try bad.waitForClose() == expected)
         #expect(bad.eof, "the daemon dropped the connection after closing")
 
         // Nothing was applied, and the other client still works.
-        let answer = try bystander.perform(Wire.action("toggle", id: "ok", #""section":"s1""#), id: "ok")
+        let answer = try bystander.perform(Wire.action(.toggle, id: "ok", #""section":"s1""#), id: "ok")
         #expect(answer.map(\.type) == ["patch", "ack"])
         #expect(answer.last?.rev == 1)
         #expect(try d.http("GET", "/api/boards/default").json()["state"]?.section("s0")?["title"]?.stringValue == "0")
@@ -44,9 +45,9 @@ import Testing
         let d = try DaemonProcess(["--max-message-bytes", "4096"])
         defer { d.shutdown() }
         let c = try d.connect()
-        let shell = Wire.action("setTitle", id: "edge", #""section":"s0","title":"""#)
+        let shell = Wire.action(.setTitle, id: "edge", #""section":"s0","title":"""#)
         let title = String(repeating: "b", count: min(1000, 4096 - shell.utf8.count))
-        let a = try c.answer(Wire.action("setTitle", id: "edge", #""section":"s0","title":"\#(title)""#), id: "edge")
+        let a = try c.answer(Wire.action(.setTitle, id: "edge", #""section":"s0","title":"\#(title)""#), id: "edge")
         #expect(a.type == "ack")
     }
 
@@ -55,7 +56,7 @@ import Testing
         defer { d.shutdown() }
         let c = try d.connect()
         try c.subscribe()
-        try c.sendFragmented(Wire.action("setTitle", id: "frag", #""section":"s2","title":"in three pieces ✓""#), pieces: 3)
+        try c.sendFragmented(Wire.action(.setTitle, id: "frag", #""section":"s2","title":"in three pieces ✓""#), pieces: 3)
         var seen: [JSON] = []
         while seen.last?.type != "ack" && seen.last?.type != "error" { seen.append(try c.recvSkippingPresence()) }
         #expect(seen.map(\.type) == ["patch", "ack"])
@@ -63,7 +64,7 @@ import Testing
         let state = try d.http("GET", "/api/boards/default").json()["state"]
         #expect(state?.section("s2")?["title"]?.stringValue == "in three pieces ✓")
         // A message split inside a multi-byte character is reassembled too.
-        let text = Wire.action("setTitle", id: "utf", #""section":"s1","title":"分分分分分分分分分分分""#)
+        let text = Wire.action(.setTitle, id: "utf", #""section":"s1","title":"分分分分分分分分分分分""#)
         try c.sendFragmented(text, pieces: 7)
         #expect(try c.waitFor(type: "ack")["id"]?.stringValue == "utf")
     }

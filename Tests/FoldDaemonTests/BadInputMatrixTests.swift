@@ -1,4 +1,5 @@
 import FoldCore
+import FoldTestSupport
 import Foundation
 import Glibc
 import Testing
@@ -25,7 +26,7 @@ import Testing
         /// that one (the case itself may have made changes); memory is bounded.
         func check(_ label: String, rssLimitKB: Int = 300 * 1024) throws {
             n += 1
-            let a = try writer.answer(Wire.action("toggle", id: "by\(n)", #""section":"s1""#), id: "by\(n)")
+            let a = try writer.answer(Wire.action(.toggle, id: "by\(n)", #""section":"s1""#), id: "by\(n)")
             #expect(a.type == "ack", "after \(label): \(a)")
             let target = try #require(a.rev, "after \(label): \(a)")
             while rev < target {
@@ -52,7 +53,7 @@ import Testing
 
         // 1 MB in one frame: 1009.
         let big = try d.connect()
-        try? big.send(Wire.action("setTitle", id: "big", #""section":"s0","title":"\#(String(repeating: "a", count: 1 << 20))""#))
+        try? big.send(Wire.action(.setTitle, id: "big", #""section":"s0","title":"\#(String(repeating: "a", count: 1 << 20))""#))
         #expect(try big.waitForClose(timeout: 15) == 1009)
         try by.check("1 MB frame")
 
@@ -96,7 +97,7 @@ import Testing
         // One message in 10,000 fragments.
         let c = try d.connect()
         let items = (0..<10).map { "\"\($0)\(String(repeating: "z", count: 1500))\"" }.joined(separator: ",")
-        let text = Wire.action("setItems", id: "frag", #""section":"s2","items":[\#(items)]"#)
+        let text = Wire.action(.setItems, id: "frag", #""section":"s2","items":[\#(items)]"#)
         #expect(text.utf8.count > 10_000)
         try c.sendFragmented(text, pieces: 10_000)
         #expect(try c.waitFor(type: "ack", timeout: 30)["id"]?.stringValue == "frag")
@@ -106,7 +107,7 @@ import Testing
         // one answered (ack, or rate_limited which carries no id: it is refused
         // before it is parsed), the connection stays.
         var burst: [UInt8] = []
-        for i in 0..<10_000 { burst += TestSocket.frame(opcode: 0x1, Array(Wire.action("toggle", id: "m\(i)", #""section":"s0""#).utf8)) }
+        for i in 0..<10_000 { burst += TestSocket.frame(opcode: 0x1, Array(Wire.action(.toggle, id: "m\(i)", #""section":"s0""#).utf8)) }
         try c.sendRaw(burst)
         var answered = 0, acks = 0, limited = 0
         while answered < 10_000 {
@@ -182,7 +183,7 @@ import Testing
         var rev = by.rev
         for start in stride(from: 0, to: 5_000, by: 100) {
             for n in start..<(start + 100) {
-                try by.writer.send(Wire.action("setItems", id: "c\(n)", #""section":"s\#(n % 3)","items":["\#(n)",\#(items)]"#))
+                try by.writer.send(Wire.action(.setItems, id: "c\(n)", #""section":"s\#(n % 3)","items":["\#(n)",\#(items)]"#))
             }
             for _ in 0..<100 { try #require(try by.writer.recvSkippingPresence(timeout: 30).type == "ack") }
             for _ in 0..<100 {

@@ -1,3 +1,4 @@
+import FoldTestSupport
 import Foundation
 import Testing
 
@@ -10,7 +11,7 @@ import Testing
         let c = try d.connect()
         var count = try #require(try d.http("GET", "/api/boards/default").json()["state"]?.sectionIDs.count)
         for i in 0..<max {
-            let a = try c.answer(Wire.action("addSection", id: "a\(i)", #""section":{"title":"extra \#(i)"}"#), id: "a\(i)")
+            let a = try c.answer(Wire.action(.addSection, id: "a\(i)", #""section":{"title":"extra \#(i)"}"#), id: "a\(i)")
             if a.type == "error" {
                 #expect(a.code == "invalid", "\(a)")
                 return count
@@ -43,7 +44,7 @@ import Testing
             let d = try DaemonProcess(environment: ["FOLDSYNC_MAX_SECTIONS": "4", "FOLDSYNC_MAX_TITLE_BYTES": "8"])
             defer { d.shutdown() }
             let c = try d.connect()
-            #expect(try c.answer(Wire.action("setTitle", id: "t", #""section":"s0","title":"123456789""#), id: "t").code == "invalid")
+            #expect(try c.answer(Wire.action(.setTitle, id: "t", #""section":"s0","title":"123456789""#), id: "t").code == "invalid")
             #expect(try Self.sectionLimit(d) == 4)
         }
     }

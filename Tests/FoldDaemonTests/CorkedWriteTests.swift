@@ -1,4 +1,5 @@
 import FoldCore
+import FoldTestSupport
 import Foundation
 import Testing
 
@@ -23,7 +24,7 @@ import Testing
         for i in 0..<count {
             // Titles from a few bytes to 1,000: frames with 7-bit and 16-bit lengths.
             let title = "t\(i)-" + String(repeating: "x", count: (i * 37) % 1_000)
-            burst += TestSocket.frame(opcode: 0x1, Array(Wire.action("setTitle", id: "b\(i)", #""section":"s\#(i % 3)","title":"\#(title)""#).utf8))
+            burst += TestSocket.frame(opcode: 0x1, Array(Wire.action(.setTitle, id: "b\(i)", #""section":"s\#(i % 3)","title":"\#(title)""#).utf8))
         }
         try publisher.sendRaw(burst)
         var titles: [String: String] = [:]
@@ -65,7 +66,7 @@ import Testing
         let publisher = try d.connect()
         var burst: [UInt8] = []
         for i in 0..<200 {
-            burst += TestSocket.frame(opcode: 0x1, Array(Wire.action("toggle", id: "t\(i)", #""section":"s\#(i % 3)""#).utf8))
+            burst += TestSocket.frame(opcode: 0x1, Array(Wire.action(.toggle, id: "t\(i)", #""section":"s\#(i % 3)""#).utf8))
         }
         try publisher.sendRaw(burst)
         for _ in 0..<200 {

@@ -1,4 +1,5 @@
 import FoldCore
+import FoldTestSupport
 import Testing
 
 /// The HTTP API on the WebSocket port: boards, actions, errors, health, metrics.

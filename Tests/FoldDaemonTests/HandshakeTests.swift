@@ -1,4 +1,5 @@
 import FoldCore
+import FoldTestSupport
 import Testing
 
 /// The connection's first moments: `hello`, subprotocol negotiation, batch frames.
@@ -43,7 +44,7 @@ import Testing
         let start = try #require(snap.rev)
         // Pipeline many actions without reading: answers queue up behind each other.
         let n = 60
-        for i in 0..<n { try batch.send(Wire.action("toggle", id: "t\(i)", #""section":"s1""#)) }
+        for i in 0..<n { try batch.send(Wire.action(.toggle, id: "t\(i)", #""section":"s1""#)) }
         var patches: [Int] = [], acks: [String] = []
         while acks.count < n {
             let m = try batch.recvSkippingPresence()

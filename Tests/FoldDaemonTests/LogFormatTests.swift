@@ -1,3 +1,4 @@
+import FoldTestSupport
 import Foundation
 import Testing
 

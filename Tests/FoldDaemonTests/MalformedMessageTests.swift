@@ -1,4 +1,5 @@
 import FoldCore
+import FoldTestSupport
 import Foundation
 import Testing
 
@@ -45,7 +46,7 @@ import Testing
             #expect(m.type == "error", "case \(i): \(text.prefix(80))")
             #expect(m.code == code, "case \(i): \(text.prefix(80)) → \(m)")
             // Still working: a real action is applied.
-            let ok = try c.perform(Wire.action("toggle", id: "ok\(i)", #""section":"s0""#), id: "ok\(i)")
+            let ok = try c.perform(Wire.action(.toggle, id: "ok\(i)", #""section":"s0""#), id: "ok\(i)")
             #expect(ok.map(\.type) == ["patch", "ack"], "after case \(i)")
             #expect(c.closeCode == nil && !c.eof)
         }

@@ -1,4 +1,5 @@
 import FoldCore
+import FoldTestSupport
 import Foundation
 import Testing
 
@@ -33,7 +34,7 @@ import Testing
         #expect(m.contains(#"foldsync_upgrades_refused_total{reason="max-connections"} 1"#), "\(m)")
         // Those inside are served; HTTP is not a WebSocket connection and still answers.
         try open[0].subscribe()
-        #expect(try open[0].answer(Wire.action("toggle", id: "t", #""section":"s0""#), id: "t").type == "ack")
+        #expect(try open[0].answer(Wire.action(.toggle, id: "t", #""section":"s0""#), id: "t").type == "ack")
         // One leaves: there is room again.
         try open[2].sendClose()
         #expect(try open[2].waitForClose() == 1000)
@@ -66,7 +67,7 @@ import Testing
         defer { d.shutdown() }
         let c = try d.connect()
         var burst: [UInt8] = []
-        for i in 0..<20 { burst += TestSocket.frame(opcode: 0x1, Array(Wire.action("toggle", id: "r\(i)", #""section":"s0""#).utf8)) }
+        for i in 0..<20 { burst += TestSocket.frame(opcode: 0x1, Array(Wire.action(.toggle, id: "r\(i)", #""section":"s0""#).utf8)) }
         try c.sendRaw(burst)
         // A refusal by the rate limiter comes before the message is parsed: it carries no id.
         var acks = 0, limited = 0, other: [JSON] = []
@@ -78,7 +79,7 @@ import Testing
         #expect(c.closeCode == nil && !c.eof)
         // After a pause the bucket has refilled and the same connection is served.
         usleep(1_500_000)
-        #expect(try c.answer(Wire.action("toggle", id: "after", #""section":"s1""#), id: "after").type == "ack")
+        #expect(try c.answer(Wire.action(.toggle, id: "after", #""section":"s1""#), id: "after").type == "ack")
         let m = try d.http("GET", "/metrics").text
         #expect(m.contains(#"foldsync_actions_refused_total{code="rate_limited"}"#), "\(m)")
         #expect((metric(#"foldsync_limit_hits_total{limit="max-actions-per-second"}"#, in: m) ?? 0) == Double(limited), "\(m)")

@@ -1,4 +1,5 @@
 import FoldCore
+import FoldTestSupport
 import Foundation
 import Glibc
 import Testing
@@ -11,7 +12,7 @@ import Testing
         defer { d.shutdown() }
         let editor = try d.connect(), watcher = try d.connect()
         try watcher.subscribe()
-        #expect(try editor.answer(Wire.action("addSection", id: "a1", #""section":{"title":"four"}"#), id: "a1").type == "ack")
+        #expect(try editor.answer(Wire.action(.addSection, id: "a1", #""section":{"title":"four"}"#), id: "a1").type == "ack")
         #expect(try watcher.waitFor(type: "patch").rev == 1)
 
         try d.writeConfig("max-sections = 4\nlog-level = debug\n")
@@ -21,9 +22,9 @@ import Testing
         #expect(d.log(after: mark).contains("max-sections 10 -> 4"), "\(d.log(after: mark))")
 
         // The same connections, still open, under the new limit.
-        let refused = try editor.answer(Wire.action("addSection", id: "a2", #""section":{"title":"five"}"#), id: "a2")
+        let refused = try editor.answer(Wire.action(.addSection, id: "a2", #""section":{"title":"five"}"#), id: "a2")
         #expect(refused.code == "invalid", "\(refused)")
-        #expect(try editor.answer(Wire.action("toggle", id: "t", #""section":"s0""#), id: "t").type == "ack")
+        #expect(try editor.answer(Wire.action(.toggle, id: "t", #""section":"s0""#), id: "t").type == "ack")
         #expect(try watcher.waitFor(type: "patch").rev == 2)
         #expect(editor.closeCode == nil && !editor.eof && watcher.closeCode == nil && !watcher.eof)
 
@@ -32,7 +33,7 @@ import Testing
         let mark2 = d.logMark
         d.signal(SIGHUP)
         #expect(d.waitForLog("configuration reloaded", after: mark2))
-        #expect(try editor.answer(Wire.action("addSection", id: "a3", #""section":{"title":"five"}"#), id: "a3").type == "ack")
+        #expect(try editor.answer(Wire.action(.addSection, id: "a3", #""section":{"title":"five"}"#), id: "a3").type == "ack")
         #expect(try watcher.waitFor(type: "patch").rev == 3)
     }
 
@@ -57,8 +58,8 @@ import Testing
         #expect(status.contains("STATUS=") && status.contains("last reload refused"), "\(n.messages.suffix(3))")
 
         // Old limit still in force, connection still open.
-        #expect(try c.answer(Wire.action("addSection", id: "a1", #""section":{"title":"four"}"#), id: "a1").type == "ack")
-        #expect(try c.answer(Wire.action("addSection", id: "a2", #""section":{"title":"five"}"#), id: "a2").code == "invalid")
+        #expect(try c.answer(Wire.action(.addSection, id: "a1", #""section":{"title":"four"}"#), id: "a1").type == "ack")
+        #expect(try c.answer(Wire.action(.addSection, id: "a2", #""section":{"title":"five"}"#), id: "a2").code == "invalid")
         #expect(c.closeCode == nil && !c.eof)
 
         // A good file afterwards clears the refusal from STATUS=.
@@ -68,7 +69,7 @@ import Testing
         #expect(d.waitForLog("configuration reloaded", after: mark2))
         let ready2 = n.waitFor(line: "READY=1", from: before2)
         #expect(ready2.map { !n.messages[$0].contains("refused") } == true, "\(n.messages.suffix(3))")
-        #expect(try c.answer(Wire.action("addSection", id: "a3", #""section":{"title":"five"}"#), id: "a3").type == "ack")
+        #expect(try c.answer(Wire.action(.addSection, id: "a3", #""section":{"title":"five"}"#), id: "a3").type == "ack")
     }
 
     @Test func aTokenAddedByReloadWorksForANewConnection() throws {
@@ -95,12 +96,12 @@ import Testing
         let auth = try fresh.recvJSON()
         #expect(auth.type == "authenticated" && auth["name"]?.stringValue == "late", "\(auth)")
         try fresh.subscribe()
-        #expect(try fresh.answer(Wire.action("toggle", id: "t", #""section":"s1""#), id: "t").type == "ack")
-        #expect(try fresh.answer(Wire.action("setTitle", id: "e", #""section":"s1","title":"x""#), id: "e").code == "forbidden")
+        #expect(try fresh.answer(Wire.action(.toggle, id: "t", #""section":"s1""#), id: "t").type == "ack")
+        #expect(try fresh.answer(Wire.action(.setTitle, id: "e", #""section":"s1","title":"x""#), id: "e").code == "forbidden")
         #expect(try d.http("GET", "/api/boards", headers: Tokens.bearer(Tokens.late)).status == 200)
         // The connection authenticated before the reload kept its rights and its subscription.
         #expect(try old.waitFor(type: "patch").rev == 1)
-        #expect(try old.answer(Wire.action("toggle", id: "o", #""section":"s1""#), id: "o").type == "ack")
+        #expect(try old.answer(Wire.action(.toggle, id: "o", #""section":"s1""#), id: "o").type == "ack")
     }
 
     @Test func aTokenRemovedByReloadLosesItsRightsOnOpenConnections() throws {
@@ -110,7 +111,7 @@ import Testing
         defer { d.shutdown() }
         let c = try d.connect(headers: Tokens.bearer(Tokens.folder))
         #expect(try c.recvJSON()["name"]?.stringValue == "folder")
-        #expect(try c.answer(Wire.action("toggle", id: "t1", #""section":"s0""#), id: "t1").type == "ack")
+        #expect(try c.answer(Wire.action(.toggle, id: "t1", #""section":"s0""#), id: "t1").type == "ack")
         #expect(!d.stderr.contains("connection "), "no per-connection debug lines at info")
 
         // Drop the folder token and turn on debug logging.
@@ -119,7 +120,7 @@ import Testing
         d.signal(SIGHUP)
         #expect(d.waitForLog("configuration reloaded", after: mark), "\(d.log(after: mark))")
         #expect(d.log(after: mark).contains("log-level info -> debug"), "\(d.log(after: mark))")
-        let refused = try c.answer(Wire.action("toggle", id: "t2", #""section":"s0""#), id: "t2")
+        let refused = try c.answer(Wire.action(.toggle, id: "t2", #""section":"s0""#), id: "t2")
         #expect(refused.code == "forbidden", "\(refused)")
         #expect(c.closeCode == nil && !c.eof)
         #expect(try d.http("GET", "/api/boards", headers: Tokens.bearer(Tokens.folder)).status == 401)

@@ -1,4 +1,5 @@
 import FoldCore
+import FoldTestSupport
 import Testing
 
 /// Resuming with `since`, within one run and across a restart; and
@@ -88,7 +89,7 @@ import Testing
             let c = try d.connect()
             for i in 0..<10 {
                 let n = conn * 10 + i
-                let a = try c.answer(Wire.action("addSection", id: "k\(n)", #""section":{"id":"k\#(n)","title":"\#(n)"}"#), id: "k\(n)")
+                let a = try c.answer(Wire.action(.addSection, id: "k\(n)", #""section":{"id":"k\#(n)","title":"\#(n)"}"#), id: "k\(n)")
                 try #require(a.type == "ack", "\(a)")
                 #expect(a.rev == rev + 1)
                 rev += 1

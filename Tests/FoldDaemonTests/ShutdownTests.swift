@@ -1,4 +1,5 @@
 import FoldCore
+import FoldTestSupport
 import Foundation
 import Glibc
 import Testing
@@ -15,7 +16,7 @@ import Testing
         let snap = try a.subscribe()
         try b.subscribe()
         let epoch = try #require(snap["epoch"]?.stringValue)
-        #expect(try a.answer(Wire.action("toggle", id: "t", #""section":"s0""#), id: "t").rev == 1)
+        #expect(try a.answer(Wire.action(.toggle, id: "t", #""section":"s0""#), id: "t").rev == 1)
         #expect(try b.waitFor(type: "patch").rev == 1)
 
         d.signal(sig)
@@ -40,7 +41,7 @@ import Testing
         let c = try d.connect()
         var burst: [UInt8] = []
         for i in 0..<200 {
-            burst += TestSocket.frame(opcode: 0x1, Array(Wire.action("setTitle", id: "w\(i)", #""section":"s\#(i % 3)","title":"title \#(i)""#).utf8))
+            burst += TestSocket.frame(opcode: 0x1, Array(Wire.action(.setTitle, id: "w\(i)", #""section":"s\#(i % 3)","title":"title \#(i)""#).utf8))
         }
         try c.sendRaw(burst)
         d.terminate()
@@ -76,7 +77,7 @@ import Testing
         let items = (0..<20).map { "\"\($0)\(String(repeating: "y", count: 3000))\"" }.joined(separator: ",")
         for start in stride(from: 0, to: 100, by: 10) {
             for n in start..<(start + 10) {
-                try writer.send(Wire.action("setItems", id: "f\(n)", #""section":"s\#(n % 3)","items":["\#(n)",\#(items)]"#))
+                try writer.send(Wire.action(.setItems, id: "f\(n)", #""section":"s\#(n % 3)","items":["\#(n)",\#(items)]"#))
             }
             for _ in 0..<10 { try #require(try writer.recvSkippingPresence(timeout: 15).type == "ack") }
         }

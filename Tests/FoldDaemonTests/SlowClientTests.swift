@@ -1,4 +1,5 @@
 import FoldCore
+import FoldTestSupport
 import Foundation
 import Testing
 
@@ -25,7 +26,7 @@ import Testing
         let total = 160, window = 8
         for start in stride(from: 0, to: total, by: window) {
             for n in start..<(start + window) {
-                try writer.send(Wire.action("setItems", id: "w\(n)", #""section":"s\#(n % 3)","items":["\#(n)",\#(items)]"#))
+                try writer.send(Wire.action(.setItems, id: "w\(n)", #""section":"s\#(n % 3)","items":["\#(n)",\#(items)]"#))
             }
             for _ in 0..<window {
                 let m = try writer.recvSkippingPresence(timeout: 10)
@@ -57,7 +58,7 @@ import Testing
         if let kb = d.residentKB() { #expect(kb < 200 * 1024, "daemon RSS \(kb) kB") }
 
         // Those who read are unaffected and still live.
-        let last = try writer.answer(Wire.action("toggle", id: "end", #""section":"s0""#), id: "end")
+        let last = try writer.answer(Wire.action(.toggle, id: "end", #""section":"s0""#), id: "end")
         #expect(last.rev == rev + 1)
         #expect(try reader.waitFor(type: "patch").rev == rev + 1)
     }

@@ -1,4 +1,5 @@
 import FoldCore
+import FoldTestSupport
 import Foundation
 import Glibc
 import Testing
@@ -48,7 +49,7 @@ import Testing
 
         let lock = try LockHolder(db: d.dbPath)
         defer { lock.release() }
-        let refused = try actor.perform(Wire.action("toggle", id: "locked", #""section":"s0""#), id: "locked")
+        let refused = try actor.perform(Wire.action(.toggle, id: "locked", #""section":"s0""#), id: "locked")
         #expect(refused.map(\.type) == ["error"])
         #expect(refused.last?.code == "internal")
         #expect(refused.last?["id"]?.stringValue == "locked")
@@ -70,7 +71,7 @@ import Testing
         lock.release()
         var answer = JSON.null
         let recovered = try eventually(timeout: 5) {
-            answer = try actor.answer(Wire.action("toggle", id: "retry", #""section":"s2""#), id: "retry")
+            answer = try actor.answer(Wire.action(.toggle, id: "retry", #""section":"s2""#), id: "retry")
             return answer.type == "ack"
         }
         #expect(recovered, "writes succeed again within 5 s of the lock's release: \(answer)")

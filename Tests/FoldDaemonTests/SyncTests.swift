@@ -1,4 +1,5 @@
 import FoldCore
+import FoldTestSupport
 import Testing
 
 /// Guarantees 1, 4 and 6: consecutive revs, patch before ack, and patches
@@ -13,7 +14,7 @@ import Testing
         #expect(snapA.rev == snapB.rev)
         let rev0 = try #require(snapA.rev)
 
-        let seen = try a.perform(Wire.action("toggle", id: "a1", #""section":"s1""#), id: "a1")
+        let seen = try a.perform(Wire.action(.toggle, id: "a1", #""section":"s1""#), id: "a1")
         #expect(seen.map(\.type) == ["patch", "ack"])
         let patchA = seen[0], ack = seen[1]
         #expect(patchA.rev == rev0 + 1)

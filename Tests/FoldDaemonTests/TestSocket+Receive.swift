@@ -1,4 +1,5 @@
 import FoldCore
+import FoldTestSupport
 import Foundation
 
 /// Receiving: frames are reassembled, pings answered, close frames recorded,

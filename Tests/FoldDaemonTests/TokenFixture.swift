@@ -1,4 +1,5 @@
 import FoldCore
+import FoldCrypto
 import Foundation
 
 /// Tokens for tests: secrets, and the `token = ...` lines that hold their hashes.
@@ -6,7 +7,7 @@ enum Tokens {
     static let reader = "reader-secret-1", folder = "folder-secret-2", editor = "editor-secret-3"
     static let admin = "admin-secret-4", ops = "ops-secret-5", late = "late-secret-6"
 
-    static func hash(_ secret: String) -> String { SHA256.hex(Array(secret.utf8)) }
+    static func hash(_ secret: String) -> String { OpenSSLDigest().hex(Array(secret.utf8)) }
 
     /// `NAME PERMS HASH [GLOB]` for `--token` or a `token =` line.
     static func spec(_ name: String, _ perms: String, _ secret: String, _ glob: String? = nil) -> String {

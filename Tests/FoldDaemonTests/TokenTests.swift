@@ -1,4 +1,5 @@
 import FoldCore
+import FoldTestSupport
 import Foundation
 import Glibc
 import Testing
@@ -41,7 +42,7 @@ import Testing
         #expect(try w.recvJSON().code == "forbidden")
         try w.send(Wire.subscribe())
         #expect(try w.recvSkippingPresence().code == "forbidden")
-        let act = try w.answer(Wire.action("toggle", id: "x", #""section":"s0""#), id: "x")
+        let act = try w.answer(Wire.action(.toggle, id: "x", #""section":"s0""#), id: "x")
         #expect(act.code == "forbidden", "\(act)")
         // ... but it may still authenticate properly afterwards.
         try w.send(#"{"type":"auth","token":\#(Wire.q(Tokens.reader))}"#)
@@ -72,14 +73,14 @@ import Testing
     @Test func eachPermissionAllowsExactlyItsActions() throws {
         let d = try Self.daemon()
         defer { d.shutdown() }
-        let replace = Wire.action("replace", id: "r", #""state":{"mode":"multi","sections":[{"id":"x","title":"X","items":[],"expanded":false}]}"#)
+        let replace = Wire.action(.replace, id: "r", #""state":{"mode":"multi","sections":[{"id":"x","title":"X","items":[],"expanded":false}]}"#)
         let board = #"{"mode":"single","sections":[{"id":"a","title":"A","items":[],"expanded":false}]}"#
 
         // read: subscribe and GET; no toggle.
         let r = try d.connect(headers: Tokens.bearer(Tokens.reader))
         #expect(try r.recvJSON().type == "authenticated")
         try r.subscribe()
-        #expect(try r.answer(Wire.action("toggle", id: "t", #""section":"s0""#), id: "t").code == "forbidden")
+        #expect(try r.answer(Wire.action(.toggle, id: "t", #""section":"s0""#), id: "t").code == "forbidden")
         #expect(try d.http("GET", "/api/boards/default", headers: Tokens.bearer(Tokens.reader)).status == 200)
         #expect(try d.http("POST", "/api/boards/default/actions", body: #"{"type":"toggle","section":"s0"}"#,
                            headers: Tokens.bearer(Tokens.reader)).status == 403)
@@ -89,20 +90,20 @@ import Testing
                            headers: Tokens.bearer(Tokens.admin)).status == 200)
         let f = try d.connect(headers: Tokens.bearer(Tokens.folder))
         #expect(try f.recvJSON().type == "authenticated")
-        #expect(try f.answer(Wire.action("toggle", id: "t", #""section":"s0""#), id: "t").type == "ack")
-        for (type, fields) in [("expand", #""section":"s1""#), ("collapse", #""section":"s1""#), ("expandAll", ""), ("collapseAll", "")] {
-            let a = try f.answer(Wire.action(type, id: type, fields), id: type)
+        #expect(try f.answer(Wire.action(.toggle, id: "t", #""section":"s0""#), id: "t").type == "ack")
+        for (type, fields): (ActionName, String) in [(.expand, #""section":"s1""#), (.collapse, #""section":"s1""#), (.expandAll, ""), (.collapseAll, "")] {
+            let a = try f.answer(Wire.action(type, id: type.rawValue, fields), id: type.rawValue)
             #expect(a.type == "ack", "\(type): \(a)")
         }
-        #expect(try f.answer(Wire.action("setTitle", id: "e", #""section":"s0","title":"no""#), id: "e").code == "forbidden")
-        #expect(try f.answer(Wire.action("setMode", id: "m", #""mode":"multi""#), id: "m").code == "forbidden")
+        #expect(try f.answer(Wire.action(.setTitle, id: "e", #""section":"s0","title":"no""#), id: "e").code == "forbidden")
+        #expect(try f.answer(Wire.action(.setMode, id: "m", #""mode":"multi""#), id: "m").code == "forbidden")
 
         // edit: setTitle, setMode, addSection; no replace, PUT or DELETE.
         let e = try d.connect(headers: Tokens.bearer(Tokens.editor))
         #expect(try e.recvJSON().type == "authenticated")
-        #expect(try e.answer(Wire.action("setTitle", id: "e", #""section":"s0","title":"yes""#), id: "e").type == "ack")
-        #expect(try e.answer(Wire.action("setMode", id: "m", #""mode":"single""#), id: "m").type == "ack")
-        #expect(try e.answer(Wire.action("addSection", id: "a", #""section":{"title":"new"}"#), id: "a").type == "ack")
+        #expect(try e.answer(Wire.action(.setTitle, id: "e", #""section":"s0","title":"yes""#), id: "e").type == "ack")
+        #expect(try e.answer(Wire.action(.setMode, id: "m", #""mode":"single""#), id: "m").type == "ack")
+        #expect(try e.answer(Wire.action(.addSection, id: "a", #""section":{"title":"new"}"#), id: "a").type == "ack")
         #expect(try e.answer(replace, id: "r").code == "forbidden")
         #expect(try d.http("POST", "/api/boards/default/actions", body: #"{"type":"setTitle","section":"s1","title":"http"}"#,
                            headers: Tokens.bearer(Tokens.editor)).status == 200)
@@ -148,10 +149,10 @@ import Testing
         #expect(auth["boards"]?.stringValue == "ops-*")
         try c.send(Wire.subscribe("default"))
         #expect(try c.recvSkippingPresence().code == "forbidden")
-        #expect(try c.answer(Wire.action("toggle", board: "default", id: "d", #""section":"s0""#), id: "d").code == "forbidden")
+        #expect(try c.answer(Wire.action(.toggle, board: "default", id: "d", #""section":"s0""#), id: "d").code == "forbidden")
         try c.subscribe("ops-a")
-        #expect(try c.answer(Wire.action("toggle", board: "ops-a", id: "o", #""section":"a""#), id: "o").type == "ack")
-        #expect(try c.answer(Wire.action("replace", board: "ops-a", id: "r", #""state":\#(board)"#), id: "r").type == "ack")
+        #expect(try c.answer(Wire.action(.toggle, board: "ops-a", id: "o", #""section":"a""#), id: "o").type == "ack")
+        #expect(try c.answer(Wire.action(.replace, board: "ops-a", id: "r", #""state":\#(board)"#), id: "r").type == "ack")
     }
 
     @Test func aConnectionWithoutATokenIsClosedAfterTheAuthTimeout() throws {

@@ -1,3 +1,4 @@
+import FoldTestSupport
 import Foundation
 import Glibc
 import Testing
@@ -53,7 +54,7 @@ import Testing
         let until = Date().addingTimeInterval(4)
         while Date() < until { _ = try lively.recvText(timeout: 0.2) }
         #expect(try silent.waitForClose(timeout: 5) == nil, "dropped without a close frame (lws' validity timeout)")
-        #expect(try lively.answer(Wire.action("toggle", id: "p", #""section":"s1""#), id: "p").type == "ack")
+        #expect(try lively.answer(Wire.action(.toggle, id: "p", #""section":"s1""#), id: "p").type == "ack")
     }
 
     @Test func oversizedMessagesShowInTheMetrics() throws {

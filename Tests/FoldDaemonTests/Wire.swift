@@ -1,4 +1,5 @@
 import FoldCore
+import FoldTestSupport
 import Foundation
 
 /// Building client messages and reading daemon messages in tests.
@@ -12,8 +13,8 @@ enum Wire {
     }
 
     /// An action on `board`: `fields` is the rest of the object's members, already JSON (`"section":"s0"`).
-    static func action(_ type: String, board: String = "default", id: String? = nil, _ fields: String = "") -> String {
-        var out = #"{"type":\#(q(type)),"board":\#(q(board))"#
+    static func action(_ type: ActionName, board: String = "default", id: String? = nil, _ fields: String = "") -> String {
+        var out = #"{"type":\#(q(type.rawValue)),"board":\#(q(board))"#
         if let id { out += #","id":\#(q(id))"# }
         if !fields.isEmpty { out += "," + fields }
         return out + "}"

@@ -1,4 +1,5 @@
 import FoldCore
+import FoldCrypto
 import Testing
 @testable import FoldHub
 
@@ -9,7 +10,7 @@ import Testing
 
     func harness() -> HubHarness {
         HubHarness { c in
-            let hex = SHA256.hex(Array(Self.secret.utf8))
+            let hex = OpenSSLDigest().hex(Array(Self.secret.utf8))
             c.access.tokens = [try! AccessToken.parse("folder read,fold \(hex)").get()]
             c.authTimeout = 10
         }
@@ -36,7 +37,7 @@ import Testing
         #expect(h.closes[1] == nil)
         h.subscribe(1)
         #expect(h.read(1).map(\.type) == ["snapshot"])
-        h.act(1, "setTitle", #""section":"s1","title":"x""#)
+        h.act(1, .setTitle, #""section":"s1","title":"x""#)
         #expect(h.read(1).map(\.code) == ["forbidden"], "fold and read only")
     }
 

@@ -10,7 +10,7 @@ import Testing
         h.open(1)
         h.subscribe(1)
         _ = h.read(1)
-        h.act(1, "toggle", #""section":"s1""#, tag: "t")
+        h.act(1, .toggle, #""section":"s1""#, tag: "t")
         #expect(h.commits.count == 1)
         #expect(h.commits[0].changes.map(\.rev) == [1])
         #expect(h.commits[0].puts.map(\.name) == ["default"])
@@ -24,7 +24,7 @@ import Testing
             h.subscribe(id)
             _ = h.read(id)
         }
-        h.act(2, "toggle", #""section":"s1""#, tag: "t")
+        h.act(2, .toggle, #""section":"s1""#, tag: "t")
         let before = h.effects.count
         h.finishCommits()
         let after = Array(h.effects[before...])
@@ -44,9 +44,9 @@ import Testing
     @Test func aNoOpAckWaitsBehindEarlierWrites() {
         let h = HubHarness()
         h.open(1)
-        h.act(1, "expand", #""section":"s1""#, tag: "w")
+        h.act(1, .expand, #""section":"s1""#, tag: "w")
         // s1 is expanded at the head: expanding it again changes nothing.
-        h.act(1, "expand", #""section":"s1""#, tag: "n")
+        h.act(1, .expand, #""section":"s1""#, tag: "n")
         #expect(h.read(1).isEmpty, "the no-op's ack waits for the write before it")
         #expect(h.commits.count == 1)
         h.finishCommits()
@@ -62,14 +62,14 @@ import Testing
         h.subscribe(1)
         _ = h.read(1)
         h.store.failure = "disk full"
-        h.act(1, "toggle", #""section":"s0""#, tag: "a")
+        h.act(1, .toggle, #""section":"s0""#, tag: "a")
         h.finishCommits()
         let refused = h.read(1)
         #expect(refused.map(\.code) == ["internal"] && refused[0]["id"]?.stringValue == "a")
         #expect(h.hub.board("default")?.rev == 0 && h.hub.storeFault == "disk full")
         #expect(h.hub.statusLine.hasPrefix("store refusing writes"))
 
-        h.act(1, "toggle", #""section":"s0""#, tag: "b")
+        h.act(1, .toggle, #""section":"s0""#, tag: "b")
         #expect(h.read(1).map(\.code) == ["internal"] && h.commits.isEmpty, "writes are refused at once")
 
         h.advance(seconds: 1)
@@ -82,7 +82,7 @@ import Testing
         #expect(h.hub.storeFault == nil)
 
         _ = h.read(1)  // presence, meanwhile
-        h.act(1, "toggle", #""section":"s0""#, tag: "c")
+        h.act(1, .toggle, #""section":"s0""#, tag: "c")
         h.finishCommits()
         let ok = h.read(1)
         #expect(ok.map(\.type) == ["patch", "ack"] && ok[1].rev == 1, "rev 1 again: the failed change never happened")
@@ -93,9 +93,9 @@ import Testing
         h.open(1)
         h.subscribe(1)
         _ = h.read(1)
-        h.act(1, "expand", #""section":"s0""#)   // in flight
-        h.act(1, "expand", #""section":"s1""#)   // pending ...
-        h.act(1, "expand", #""section":"s2""#)   // ... batched with this one
+        h.act(1, .expand, #""section":"s0""#)   // in flight
+        h.act(1, .expand, #""section":"s1""#)   // pending ...
+        h.act(1, .expand, #""section":"s2""#)   // ... batched with this one
         h.finishCommits()
         #expect(h.effects.count { if case .commit = $0 { true } else { false } } == 2, "two batches: one in flight, then the rest")
         let expanded = h.store.boards["default"].map { try! JSONParser.parse($0.state) }?["sections"]?.arrayValue?

@@ -1,4 +1,5 @@
 import FoldCore
+import FoldCrypto
 import Testing
 @testable import FoldHub
 
@@ -26,7 +27,7 @@ import Testing
     }
 
     @Test func withTokensTheAPIWantsABearer() {
-        let hex = SHA256.hex(Array("reader-secret".utf8))
+        let hex = OpenSSLDigest().hex(Array("reader-secret".utf8))
         let h = HubHarness { $0.access.tokens = [try! AccessToken.parse("reader read \(hex)").get()] }
         h.feed(.http(HubRequest(id: 1, method: "GET", path: "/api/boards")))
         h.feed(.http(HubRequest(id: 2, method: "GET", path: "/api/boards", headers: ["authorization": "Bearer reader-secret"])))

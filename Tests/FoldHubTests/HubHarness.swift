@@ -1,4 +1,5 @@
 import FoldCore
+import FoldCrypto
 @testable import FoldHub
 
 /// Drives a hub as the daemon would, with no process, socket or sleep: a
@@ -25,7 +26,7 @@ final class HubHarness {
     init(watchdogEvery: Double? = nil, statusEvery: Double? = nil, _ configure: (inout DaemonConfig) -> Void = { _ in }) {
         var config = DaemonConfig()
         configure(&config)
-        hub = Hub(config: config, logger: .silent,
+        hub = Hub(config: config, logger: .silent, digest: OpenSSLDigest(),
                   boards: [BoardState(name: "default", epoch: "e0", rev: 0, board: .initial, changes: [], history: config.historyPerBoard)],
                   watchdogEvery: watchdogEvery, statusEvery: statusEvery)
     }
@@ -97,9 +98,9 @@ final class HubHarness {
         send(id, #"{"type":"subscribe","board":"\#(board)"\#(s)}"#)
     }
 
-    func act(_ id: UInt64, _ type: String, _ fields: String = "", tag: String? = nil) {
+    func act(_ id: UInt64, _ type: ActionName, _ fields: String = "", tag: String? = nil) {
         let t = tag.map { #","id":"\#($0)""# } ?? ""
-        send(id, #"{"type":"\#(type)","board":"default"\#(t)\#(fields.isEmpty ? "" : "," + fields)}"#)
+        send(id, #"{"type":"\#(type.rawValue)","board":"default"\#(t)\#(fields.isEmpty ? "" : "," + fields)}"#)
     }
 
     /// What the client has read since last time (its queue drains).

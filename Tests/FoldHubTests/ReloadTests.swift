@@ -1,4 +1,5 @@
 import FoldCore
+import FoldCrypto
 import Testing
 @testable import FoldHub
 
@@ -49,13 +50,13 @@ import Testing
         fresh.limits.maxSections = 3
         h.feed(.reload(fresh))
         #expect(h.reports.last?.changed == ["max-sections 5000 -> 3"])
-        h.act(1, "addSection", #""section":{"title":"four"}"#)
+        h.act(1, .addSection, #""section":{"title":"four"}"#)
         #expect(h.read(1).map(\.code) == ["invalid"])
         #expect(h.closes.isEmpty)
     }
 
     @Test func aRemovedTokenLosesItsRightsOnOpenConnections() throws {
-        let hex = SHA256.hex(Array("folder-secret".utf8))
+        let hex = OpenSSLDigest().hex(Array("folder-secret".utf8))
         let folder = try AccessToken.parse("folder read,fold \(hex)").get()
         let admin = try AccessToken.parse("admin read,fold,edit,admin \(String(repeating: "cd", count: 32))").get()
         let h = HubHarness { $0.access.tokens = [admin, folder] }

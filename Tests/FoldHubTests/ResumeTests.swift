@@ -10,7 +10,7 @@ import Testing
         let h = HubHarness { $0.historyPerBoard = history }
         h.autoCommit = true
         h.open(1)
-        for _ in 0..<3 { h.act(1, "toggle", #""section":"s1""#) }
+        for _ in 0..<3 { h.act(1, .toggle, #""section":"s1""#) }
         return h
     }
 

@@ -10,7 +10,7 @@ import Testing
         let h = HubHarness()
         h.open(1)
         h.open(2)
-        h.act(1, "toggle", #""section":"s0""#, tag: "t")
+        h.act(1, .toggle, #""section":"s0""#, tag: "t")
         h.feed(.stop)
         #expect(h.closes.isEmpty, "the write in flight comes first")
         #expect(h.hub.stopping)

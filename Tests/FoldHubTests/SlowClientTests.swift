@@ -17,7 +17,7 @@ import Testing
 
     @Test func aSlowClientIsResynchronisedThenClosedAfterItsTimeout() {
         let h = harness()
-        for _ in 0..<12 { h.act(1, "toggle", #""section":"s1""#) }
+        for _ in 0..<12 { h.act(1, .toggle, #""section":"s1""#) }
         // The queue never drained: at the bound its backlog became one snapshot.
         let resyncs = h.effects.count { if case .resync(2, _) = $0 { true } else { false } }
         #expect(resyncs >= 1 && h.hub.metrics.resyncs == resyncs)
@@ -33,21 +33,21 @@ import Testing
 
     @Test func aClientThatReadsAgainStaysOpen() {
         let h = harness()
-        for _ in 0..<12 { h.act(1, "toggle", #""section":"s1""#) }
+        for _ in 0..<12 { h.act(1, .toggle, #""section":"s1""#) }
         #expect(h.hub.metrics.resyncs >= 1)
         _ = h.read(2)
         h.feed(.queueDrained(id: 2))
         h.advance(seconds: 30)
         #expect(h.closes[2] == nil)
         // The snapshot it read covers every change: its rev is the board's.
-        h.act(1, "toggle", #""section":"s1""#)
+        h.act(1, .toggle, #""section":"s1""#)
         #expect(h.read(2).last?.rev == 13)
     }
 
     @Test func theSnapshotReplacesTheBacklog() {
         let h = harness()
         // The first snapshot and seven patches fill the queue; the eighth does not fit.
-        for _ in 0..<8 { h.act(1, "toggle", #""section":"s1""#) }
+        for _ in 0..<8 { h.act(1, .toggle, #""section":"s1""#) }
         let got = h.read(2)
         #expect(got.map(\.type) == ["snapshot"] && got.first?.rev == 8, "one snapshot holds the change that did not fit")
     }
@@ -56,9 +56,9 @@ import Testing
 extension SlowClientTests {
     @Test func aSlowOriginatorStillGetsItsAckAfterTheSnapshot() {
         let h = harness()
-        for _ in 0..<7 { h.act(1, "toggle", #""section":"s1""#) }
+        for _ in 0..<7 { h.act(1, .toggle, #""section":"s1""#) }
         #expect(h.queues[2]!.count == 8, "full")
-        h.act(2, "toggle", #""section":"s1""#, tag: "mine")
+        h.act(2, .toggle, #""section":"s1""#, tag: "mine")
         let got = h.read(2)
         #expect(got.map(\.type) == ["snapshot", "ack"], "the resync comes first, so it cannot drop the ack")
         #expect(got[0].rev == 8 && got[1]["id"]?.stringValue == "mine")

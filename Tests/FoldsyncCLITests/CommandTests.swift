@@ -1,3 +1,4 @@
+import FoldTestSupport
 import Foundation
 import Testing
 
@@ -82,7 +83,7 @@ import Testing
     @Test func loadAndDump() throws {
         let d = try DaemonProcess()
         let doc = #"{"mode":"multi","sections":[{"id":"a","title":"A","items":["1",{"label":"two","x":1}],"expanded":true}]}"#
-        let file = d.dir.appendingPathComponent("board.json")
+        let file = d.directory.appendingPathComponent("board.json")
         try doc.write(to: file, atomically: true, encoding: .utf8)
         let loaded = try foldsync(["load", file.path, "--board", "fresh", "--url", d.url])
         #expect(loaded.status == 0)

@@ -1,4 +1,5 @@
 import FoldClient
+import FoldTestSupport
 import Foundation
 import Glibc
 import Testing
@@ -72,7 +73,7 @@ import Testing
         try t.waitFor(text: "offline: toggle not sent")
         // The board stays on screen while offline, the cursor where it was.
         #expect(t.screen().contains("> ▸ 1"))
-        try d.restart()
+        try d.restart(samePort: true)
         try t.waitFor("connected again", seconds: 30) { $0.first?.hasPrefix("default · connected · rev 1") == true }
         // It resumed from its position (subscribe with `since`), not from a new snapshot.
         #expect(eventually { metric(d, "foldsync_resumes_total") == 1 })
@@ -113,7 +114,7 @@ import Testing
 
     @Test func quitAndSIGTERMRestoreTheTerminalExactly() throws {
         let d = try DaemonProcess()
-        let dir = d.dir.path
+        let dir = d.directory.path
         for (n, how) in ["q", "C-c", "TERM"].enumerated() {
             let script = "stty -g > \(dir)/before\(n); sh -c 'echo $$ > \(dir)/pid\(n); exec \"\(Build.client)\" --url \(d.url)';"
                 + " echo rc=$? > \(dir)/rc\(n); stty -g > \(dir)/after\(n); echo shell-is-back-\(n)"

@@ -1,3 +1,4 @@
+import FoldTestSupport
 import Foundation
 import Glibc
 import Testing
@@ -17,7 +18,7 @@ final class RawListener: Sendable {
         let bound = withUnsafePointer(to: &addr) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        guard fd >= 0, bound == 0, listen(fd, 4) == 0 else { throw TestFailure("cannot listen") }
+        guard fd >= 0, bound == 0, listen(fd, 4) == 0 else { throw HarnessError("cannot listen") }
         var len = socklen_t(MemoryLayout<sockaddr_in>.size)
         _ = withUnsafeMutablePointer(to: &addr) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) }

@@ -1,11 +1,12 @@
+import FoldTestSupport
 import Foundation
 import Synchronization
 import Testing
 
-/// The package's build products: the tests run the real binaries.
+/// The package's build products: the tests run the real binaries (the
+/// daemon through FoldTestSupport's `DaemonProcess`).
 enum Build {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    static var daemon: String { root.appendingPathComponent(".build/debug/foldsyncd").path }
     static var client: String { root.appendingPathComponent(".build/debug/foldsync").path }
 }
 
@@ -14,11 +15,6 @@ func temporaryDirectory() throws -> URL {
     let dir = FileManager.default.temporaryDirectory.appendingPathComponent("foldsync-cli-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
     return dir
-}
-
-struct TestFailure: Error, CustomStringConvertible {
-    let description: String
-    init(_ d: String) { description = d }
 }
 
 /// Polls `body` every 50 ms until it is true or `seconds` pass.
@@ -30,70 +26,6 @@ func eventually(_ seconds: Double = 10, _ body: () throws -> Bool) rethrows -> B
     }
     return try body()
 }
-
-/// The real daemon on 127.0.0.1, port 0 (or a given one, for restarts),
-/// with its store in a temporary directory; stderr goes to a file, read for
-/// the `listening on 127.0.0.1:PORT` line.
-final class DaemonProcess {
-    let dir: URL
-    /// Extra daemon flags (TLS, tokens).
-    let flags: [String]
-    private(set) var port = 0
-    private var process: Process?
-
-    init(_ flags: [String] = []) throws {
-        dir = try temporaryDirectory()
-        self.flags = flags
-        try start(port: 0)
-    }
-
-    var url: String { "ws://127.0.0.1:\(port)/ws" }
-
-    func start(port wanted: Int) throws {
-        let log = dir.appendingPathComponent("daemon-\(UUID().uuidString).log")
-        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: Build.daemon)
-        p.arguments = ["--listen", "127.0.0.1:\(wanted)", "--db", dir.appendingPathComponent("x.db").path] + flags
-        p.standardError = try FileHandle(forWritingTo: log)
-        p.standardOutput = FileHandle.nullDevice
-        try p.run()
-        process = p
-        var found = 0
-        _ = eventually(10) {
-            let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
-            guard let r = text.range(of: "listening on 127.0.0.1:") else { return false }
-            found = Int(text[r.upperBound...].prefix { $0.isNumber }) ?? 0
-            return found > 0
-        }
-        guard found > 0 else { throw TestFailure("the daemon did not start: \((try? String(contentsOf: log, encoding: .utf8)) ?? "")") }
-        port = found
-    }
-
-    /// SIGTERM and wait (bounded), as a restart would.
-    func stop() {
-        guard let p = process else { return }
-        process = nil
-        p.terminate()
-        _ = eventually(10) { !p.isRunning }
-        if p.isRunning { kill(p.processIdentifier, SIGKILL) }
-    }
-
-    func restart() throws {
-        let same = port
-        stop()
-        try start(port: same)
-    }
-
-    deinit {
-        stop()
-        try? FileManager.default.removeItem(at: dir)
-    }
-}
-
-/// Held while pipes are created and a child spawned, so that no child
-/// (tmux's server in particular) inherits another test's pipe.
-let spawnLock = NSLock()
 
 /// The outcome of one `foldsync` run.
 struct Run {
@@ -141,7 +73,7 @@ func foldsync(_ args: [String], stdin: String? = nil, environment: [String: Stri
     // spawned elsewhere at the same moment may hold a copy of the pipe).
     guard eventually(timeout, { !p.isRunning }) else {
         p.terminate()
-        throw TestFailure("foldsync \(args.joined(separator: " ")) did not finish within \(timeout)s")
+        throw HarnessError("foldsync \(args.joined(separator: " ")) did not finish within \(timeout)s")
     }
     _ = group.wait(timeout: .now() + 2)
     return Run(status: p.terminationStatus, stdout: String(decoding: outBox.get(), as: UTF8.self),
@@ -159,7 +91,7 @@ func boardState(_ d: DaemonProcess, board: String = "default") throws -> [String
     let r = try foldsync(["show", "--json", "--url", d.url, "--board", board])
     guard r.status == 0, let obj = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any],
           let state = obj["state"] as? [String: Any] else {
-        throw TestFailure("show --json failed: \(r.status) \(r.stderr)")
+        throw HarnessError("show --json failed: \(r.status) \(r.stderr)")
     }
     return state
 }

@@ -1,3 +1,4 @@
+import FoldTestSupport
 import Foundation
 import Testing
 
@@ -15,7 +16,7 @@ import Testing
         p.standardError = FileHandle.nullDevice
         try p.run()
         p.waitUntilExit()
-        guard p.terminationStatus == 0 else { throw TestFailure("openssl is needed to make a test certificate") }
+        guard p.terminationStatus == 0 else { throw HarnessError("openssl is needed to make a test certificate") }
         return (cert, key)
     }
 

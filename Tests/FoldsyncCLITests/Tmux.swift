@@ -1,3 +1,4 @@
+import FoldTestSupport
 import Foundation
 import Glibc
 
@@ -67,12 +68,12 @@ final class Tmux {
         posix_spawnattr_setflags(&attr, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         var pid: pid_t = 0
         let rc = posix_spawnp(&pid, "tmux", &actions, &attr, &cArgs, &cEnv)
-        guard rc == 0 else { throw TestFailure("cannot run tmux (errno \(rc)): is tmux installed?") }
+        guard rc == 0 else { throw HarnessError("cannot run tmux (errno \(rc)): is tmux installed?") }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
         let data = FileManager.default.contents(atPath: path) ?? Data()
         guard status == 0 else {
-            throw TestFailure("tmux \(args.first ?? "") failed with status \(status)")
+            throw HarnessError("tmux \(args.first ?? "") failed with status \(status)")
         }
         return String(decoding: data, as: UTF8.self)
     }
@@ -99,7 +100,7 @@ final class Tmux {
             last = screen()
             return predicate(last)
         }
-        if !ok { throw TestFailure("timeout waiting for \(what); screen:\n" + last.joined(separator: "\n")) }
+        if !ok { throw HarnessError("timeout waiting for \(what); screen:\n" + last.joined(separator: "\n")) }
     }
 
     func waitFor(text: String, seconds: Double = 10) throws {

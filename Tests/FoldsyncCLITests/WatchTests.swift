@@ -1,3 +1,4 @@
+import FoldTestSupport
 import Foundation
 import Testing
 
@@ -5,7 +6,7 @@ import Testing
     /// `watch` prints the snapshot, then one line per patch, and ends with 0 on SIGTERM.
     @Test func printsOneLinePerMessageAndEndsOnSIGTERM() throws {
         let d = try DaemonProcess()
-        let out = d.dir.appendingPathComponent("watch.out")
+        let out = d.directory.appendingPathComponent("watch.out")
         _ = FileManager.default.createFile(atPath: out.path, contents: nil)
         let p = Process()
         p.executableURL = URL(fileURLWithPath: Build.client)

@@ -14,35 +14,27 @@ public enum Action: Sendable, Equatable {
     case setItems(section: String, items: [JSON])
     case replace(Board)
 
-    /// The message `type` on the wire.
-    public var name: String {
+    /// Which action this is; its `rawValue` is the message `type` on the wire.
+    public var kind: ActionName {
         switch self {
-        case .toggle: return "toggle"
-        case .expand: return "expand"
-        case .collapse: return "collapse"
-        case .expandAll: return "expandAll"
-        case .collapseAll: return "collapseAll"
-        case .setMode: return "setMode"
-        case .addSection: return "addSection"
-        case .removeSection: return "removeSection"
-        case .moveSection: return "moveSection"
-        case .setTitle: return "setTitle"
-        case .setItems: return "setItems"
-        case .replace: return "replace"
+        case .toggle: return .toggle
+        case .expand: return .expand
+        case .collapse: return .collapse
+        case .expandAll: return .expandAll
+        case .collapseAll: return .collapseAll
+        case .setMode: return .setMode
+        case .addSection: return .addSection
+        case .removeSection: return .removeSection
+        case .moveSection: return .moveSection
+        case .setTitle: return .setTitle
+        case .setItems: return .setItems
+        case .replace: return .replace
         }
     }
+
+    /// The message `type` on the wire.
+    public var name: String { kind.rawValue }
 
     /// Folding and unfolding only: what a viewer may do without edit rights.
-    public var isFold: Bool {
-        switch self {
-        case .toggle, .expand, .collapse, .expandAll, .collapseAll: return true
-        default: return false
-        }
-    }
-
-    /// The wire type names of every action.
-    public static let names: Set<String> = [
-        "toggle", "expand", "collapse", "expandAll", "collapseAll", "setMode",
-        "addSection", "removeSection", "moveSection", "setTitle", "setItems", "replace",
-    ]
+    public var isFold: Bool { kind.isFold }
 }

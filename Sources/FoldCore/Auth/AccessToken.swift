@@ -62,10 +62,10 @@ public struct AccessPolicy: Sendable, Equatable {
 
     /// The token whose hash matches the secret's. Every token is compared,
     /// in constant time each, so timing tells nothing about which matched.
-    public func authenticate(_ secret: String) -> AccessToken? {
-        let h = SHA256.hash(Array(secret.utf8))
+    public func authenticate(_ secret: String, digest: any SecretDigest) -> AccessToken? {
+        let h = digest.sha256(Array(secret.utf8))
         var found: AccessToken?
-        for t in tokens where constantTimeEqual(t.hash, h) && found == nil { found = t }
+        for t in tokens where digest.constantTimeEqual(t.hash, h) && found == nil { found = t }
         return found
     }
 }

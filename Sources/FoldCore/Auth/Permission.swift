@@ -24,10 +24,6 @@ public struct Permission: OptionSet, Sendable, Hashable {
         self = p
     }
 
-    /// The permission an action needs.
-    public static func required(for action: Action) -> Permission {
-        if action.isFold { return .fold }
-        if case .replace = action { return .admin }
-        return .edit
-    }
+    /// The permission an action needs (the table is `ActionName.permission`).
+    public static func required(for action: Action) -> Permission { action.kind.permission }
 }

@@ -29,11 +29,12 @@ extension ClientMessage {
             return .unsubscribe(board: try reader.boardName())
         case "auth":
             return .auth(token: try reader.string("token"))
-        case _ where Action.names.contains(type):
-            let board = try reader.boardName()
-            return .action(try reader.actionRequest(type: type, board: board, limits: limits))
         default:
-            throw reader.fail(.unknownType, "unknown message type '\(type)'")
+            guard let name = ActionName(rawValue: type) else {
+                throw reader.fail(.unknownType, "unknown message type '\(type)'")
+            }
+            let board = try reader.boardName()
+            return .action(try reader.actionRequest(type: name, board: board, limits: limits))
         }
     }
 }
@@ -49,10 +50,10 @@ extension ActionRequest {
                 throw reader.fail("board name must be 1-64 characters of [A-Za-z0-9_.-]")
             }
             reader.board = board
-            guard Action.names.contains(type) else {
+            guard let name = ActionName(rawValue: type) else {
                 throw reader.fail(.unknownType, "unknown action type '\(type)'")
             }
-            return .success(try reader.actionRequest(type: type, board: board, limits: limits))
+            return .success(try reader.actionRequest(type: name, board: board, limits: limits))
         } catch {
             return .failure(error)
         }
@@ -71,7 +72,7 @@ extension FieldReader {
         return reader
     }
 
-    func actionRequest(type: String, board: String, limits: Limits) throws(WireError) -> ActionRequest {
+    func actionRequest(type: ActionName, board: String, limits: Limits) throws(WireError) -> ActionRequest {
         let ifRev = try optionalInt("ifRev")
         if let ifRev, ifRev < 0 { throw fail("field 'ifRev' must be a non-negative integer") }
         let action = try self.action(type: type, limits: limits)

@@ -12,7 +12,7 @@ import Foundation
 final class HubDriver {
     let hub: Hub
     let server: WebServer
-    let mailbox: Mailbox
+    let mailbox: HubMailbox
     let notifier: Notifier
     var committer: Committer!
     var web: StaticFiles
@@ -23,7 +23,7 @@ final class HubDriver {
         self.hub = hub
         self.server = server
         self.notifier = notifier
-        self.mailbox = Mailbox(waker: server.waker)
+        self.mailbox = HubMailbox(waker: server.waker)
         self.web = StaticFiles(root: hub.config.webRoot, logger: hub.logger)
     }
 
@@ -68,7 +68,8 @@ final class HubDriver {
             server.respond(exchange, HTTPResponse(status: 200, contentType: "text/plain; version=0.0.4; charset=utf-8", body: Array(text.utf8)))
         case .wakeAt(let t): wake(at: t)
         case .reloaded(let report): reloaded(report)
-        case .notify(let message): notifier.send(message)
+        case .notify(let message):
+            do { try notifier.send(message) } catch { hub.logger.debug("sd_notify \(message.prefix(while: { $0 != "=" })): \(error)") }
         case .stopAccepting: server.refuseNewConnections = true
         case .stopServer: server.stop()
         }

@@ -1,4 +1,6 @@
 import FoldHub
+import FoldMailbox
+
 /// Messages from other threads to the hub, drained on the service thread.
 enum HubEvent: Sendable {
     case commit(CommitOutcome)
@@ -7,3 +9,6 @@ enum HubEvent: Sendable {
     case reload(DaemonConfig)
     case reloadRefused(String)
 }
+
+/// The hub's mailbox: signals and the committer post, the driver drains in `woken()`.
+typealias HubMailbox = Mailbox<HubEvent>

@@ -1,4 +1,5 @@
 import FoldCore
+import FoldCrypto
 import FoldStore
 import FoldTransport
 import Foundation
@@ -27,7 +28,7 @@ public enum Daemon {
                 FileHandle.standardError.write(Data("foldsyncd: hash-token expects the secret on stdin\n".utf8))
                 return 2
             }
-            print(SHA256.hex(Array(line.utf8)))
+            print(OpenSSLDigest().hex(Array(line.utf8)))
             return 0
         case .checkConfig(let sources):
             let (_, problems) = sources.resolve()
@@ -59,7 +60,7 @@ public enum Daemon {
 
         let started = DispatchSemaphore(value: 0)
         let finished = DispatchSemaphore(value: 0)
-        let outcome = Locked<Result<(Int, Mailbox), TransportError>?>(nil)
+        let outcome = Locked<Result<(Int, HubMailbox), TransportError>?>(nil)
         let thread = Thread {
             let server = WebServer(config: config.transport, logger: logger.labelled("lws"))
             do throws(TransportError) {
@@ -70,7 +71,7 @@ public enum Daemon {
                 finished.signal()
                 return
             }
-            let hub = Hub(config: config, logger: logger, boards: loaded.map { $0.state(history: config.historyPerBoard) },
+            let hub = Hub(config: config, logger: logger, digest: OpenSSLDigest(), boards: loaded.map { $0.state(history: config.historyPerBoard) },
                           watchdogEvery: notifier.watchdogIntervalUs.map { Double($0) / 1e6 },
                           statusEvery: notifier.socketPath == nil ? nil : 5)
             let driver = HubDriver(hub: hub, server: server, notifier: notifier)
@@ -90,7 +91,7 @@ public enum Daemon {
         thread.start()
         started.wait()
 
-        let mailbox: Mailbox
+        let mailbox: HubMailbox
         switch outcome.withLock({ $0! }) {
         case .failure(let error):
             logger.error("\(error.description)")
@@ -101,17 +102,24 @@ public enum Daemon {
             logger.info("foldsyncd \(DaemonVersion.string) listening on \(host):\(port) (\(config.tls ? "wss" : "ws")://\(host):\(port)/ws), store \(config.db), event loop \(config.eventLoop)")
         }
 
+        do {
+            // Ignored, so that only the dispatch sources below see them.
+            for sig in [SIGTERM, SIGINT, SIGHUP] { try ignoreSignal(sig) }
+        } catch {
+            logger.error("\(error)")
+            mailbox.post(.stop)
+            finished.wait()
+            return 1
+        }
         let signals = [SIGTERM, SIGINT].map { sig -> DispatchSourceSignal in
-            signal(sig, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
             source.setEventHandler { @Sendable in mailbox.post(.stop) }
             source.resume()
             return source
         }
-        signal(SIGHUP, SIG_IGN)
         let hup = DispatchSource.makeSignalSource(signal: SIGHUP, queue: .global())
         hup.setEventHandler { @Sendable in
-            notifier.send("RELOADING=1")
+            do { try notifier.send("RELOADING=1") } catch { logger.debug("sd_notify RELOADING: \(error)") }
             logger.info("SIGHUP: re-reading the configuration")
             let (fresh, problems) = sources.resolve()
             if problems.isEmpty {

@@ -86,15 +86,10 @@ extension Hub {
             guard sessions[conn] != nil else { return }
             emit(.send(ids: [conn], frame: ServerMessage.ack(id: id, board: board, rev: rev)))
         case .httpRev(let x):
-            var body = Array(#"{"rev":"#.utf8)
-            JSONWriter.appendInt(rev, to: &body)
-            body.append(UInt8(ascii: "}"))
-            emit(.respond(exchange: x, HubResponse(status: 200, body: body)))
+            emit(.respond(exchange: x, HubResponse(status: 200, body: HTTPBody.rev(rev))))
         case .httpBoard(let x):
             let epoch = boards[board]?.epoch ?? ""
-            emit(.respond(exchange: x, .json(.object(JSONObject([
-                ("board", .string(board)), ("epoch", .string(epoch)), ("rev", .number(String(rev))),
-            ])))))
+            emit(.respond(exchange: x, .json(HTTPBody.position(HTTPBody.Listing(board: board, epoch: epoch, rev: rev)))))
         case .httpDeleted(let x):
             emit(.respond(exchange: x, HubResponse(status: 204)))
         }

@@ -19,13 +19,10 @@ extension Hub {
         func respond(_ reply: HubResponse) { emit(.respond(exchange: r.id, reply)) }
         switch (r.method, shape) {
         case ("GET", "healthz"):
-            respond(.json(.object(JSONObject([
-                ("status", .string("ok")), ("writable", .bool(pipeline.fault == nil)),
-                ("boards", .number(String(boardCount))), ("connections", .number(String(sessions.count))),
-            ]))))
+            respond(.json(HTTPBody.health(writable: pipeline.fault == nil, boards: boardCount, connections: sessions.count)))
         case ("GET", "readyz"):
             let ok = pipeline.fault == nil && !stopping
-            respond(.json(.object(JSONObject([("ready", .bool(ok))])), status: ok ? 200 : 503))
+            respond(.json(HTTPBody.ready(ok), status: ok ? 200 : 503))
         case ("GET", "metrics"):
             if !config.metricsPublic, let denial = httpDenial(r, [], board: nil) { return respond(denial) }
             emit(.serveMetrics(exchange: r.id))
@@ -36,22 +33,13 @@ extension Hub {
             case .allowed(let token): glob = token?.boards ?? "*"
             }
             let list = boards.values.filter { $0.committed != nil && Glob.matches(glob, $0.name) }.sorted { $0.name < $1.name }.map { b in
-                JSON.object(JSONObject([("board", .string(b.name)), ("epoch", .string(b.epoch)), ("rev", .number(String(b.rev)))]))
+                HTTPBody.Listing(board: b.name, epoch: b.epoch, rev: b.rev)
             }
-            respond(.json(.object(JSONObject([("boards", .array(list))]))))
+            respond(.json(HTTPBody.boardList(list)))
         case ("GET", "api/boards/*"):
             if let denial = httpDenial(r, .read, board: name) { return respond(denial) }
             guard let b = boards[name], let state = b.committed else { return respond(.error(.notFound, "no board '\(name)'")) }
-            var body = Array(#"{"board":"#.utf8)
-            JSONWriter.appendString(name, to: &body)
-            body += Array(#","epoch":"#.utf8)
-            JSONWriter.appendString(b.epoch, to: &body)
-            body += Array(#","rev":"#.utf8)
-            JSONWriter.appendInt(b.rev, to: &body)
-            body += Array(#","state":"#.utf8)
-            state.encode(into: &body)
-            body.append(UInt8(ascii: "}"))
-            respond(HubResponse(status: 200, headers: [("cache-control", "no-store")], body: body))
+            respond(.json(HTTPBody.board(HTTPBody.Listing(board: name, epoch: b.epoch, rev: b.rev), state: state)))
         case ("PUT", "api/boards/*"):
             if let denial = httpDenial(r, .admin, board: name) { return respond(denial) }
             putBoard(name, r)

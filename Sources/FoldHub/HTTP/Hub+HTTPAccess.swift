@@ -12,7 +12,7 @@ extension Hub {
     /// when no token is configured), or the refusal (401 or 403).
     func httpAccess(_ r: HubRequest, _ p: Permission, board: String?) -> HTTPAccess {
         if config.access.isAnonymous { return .allowed(nil) }
-        guard let secret = r.headers["authorization"].flatMap(Self.bearer), let token = config.access.authenticate(secret) else {
+        guard let secret = r.headers["authorization"].flatMap(Self.bearer), let token = config.access.authenticate(secret, digest: digest) else {
             metrics.authFailures += 1
             var resp = HubResponse.error(.forbidden, "a valid token is required (Authorization: Bearer ...)")
             resp.status = 401

@@ -14,14 +14,14 @@ public struct HubResponse: Sendable {
         self.body = body
     }
 
-    static func json(_ value: JSON, status: Int = 200) -> HubResponse {
-        HubResponse(status: status, headers: [("cache-control", "no-store")], body: value.encoded())
+    /// A JSON body (from `HTTPBody`) that no cache may keep.
+    static func json(_ body: [UInt8], status: Int = 200) -> HubResponse {
+        HubResponse(status: status, headers: [("cache-control", "no-store")], body: body)
     }
 
     /// The contract's error body, with the code's one HTTP status.
     public static func error(_ e: WireError) -> HubResponse {
-        json(.object(JSONObject([("code", .string(e.code.rawValue)), ("message", .string(e.message))])),
-             status: e.code.httpStatus)
+        json(HTTPBody.error(e), status: e.code.httpStatus)
     }
 
     public static func error(_ code: ErrorCode, _ message: String) -> HubResponse {

@@ -27,7 +27,7 @@ extension Hub {
     /// presented at the upgrade, or a deadline to present one.
     func authenticateOnOpen(_ s: Session, headers: [String: String]) {
         guard !config.access.isAnonymous else { return }
-        if let secret = upgradeToken(headers), let token = config.access.authenticate(secret) {
+        if let secret = upgradeToken(headers), let token = config.access.authenticate(secret, digest: digest) {
             grant(token, to: s)
         } else {
             arm(.auth(s.id), at: now.adding(seconds: Double(config.authTimeout)))
@@ -37,7 +37,7 @@ extension Hub {
     /// The `auth` message.
     func authenticate(_ s: Session, secret: String) {
         guard !config.access.isAnonymous else { return }
-        guard let token = config.access.authenticate(secret) else {
+        guard let token = config.access.authenticate(secret, digest: digest) else {
             metrics.authFailures += 1
             refuse(s, WireError(.forbidden, "unknown token"))
             return

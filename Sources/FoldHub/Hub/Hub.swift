@@ -33,9 +33,13 @@ public final class Hub {
     /// status line, in seconds; nil when it does not ask.
     let watchdogEvery: Double?
     let statusEvery: Double?
+    /// Hashes and compares token secrets (OpenSSL's, in the daemon).
+    let digest: any SecretDigest
 
-    public init(config: DaemonConfig, logger: Logger, boards loaded: [BoardState], watchdogEvery: Double? = nil, statusEvery: Double? = nil) {
+    public init(config: DaemonConfig, logger: Logger, digest: any SecretDigest, boards loaded: [BoardState],
+                watchdogEvery: Double? = nil, statusEvery: Double? = nil) {
         self.config = config
+        self.digest = digest
         self.watchdogEvery = watchdogEvery
         self.statusEvery = statusEvery
         self.sink = logger

@@ -1,0 +1,23 @@
+/// Every action's wire `type`, declared once (PROTOCOL.md, "Client to
+/// daemon"): decoding, permissions, the clients' encoders and the tests all
+/// read this table, so a new action is one case here and one in `Action`.
+public enum ActionName: String, CaseIterable, Sendable {
+    case toggle, expand, collapse, expandAll, collapseAll
+    case setMode, addSection, removeSection, moveSection, setTitle, setItems
+    case replace
+
+    /// Folding and unfolding only: what a viewer may do without edit rights.
+    public var isFold: Bool {
+        switch self {
+        case .toggle, .expand, .collapse, .expandAll, .collapseAll: return true
+        default: return false
+        }
+    }
+
+    /// The permission an action of this kind needs: `fold` for folding,
+    /// `admin` to replace a whole board, `edit` for every other change.
+    public var permission: Permission {
+        if isFold { return .fold }
+        return self == .replace ? .admin : .edit
+    }
+}

@@ -1,0 +1,33 @@
+import Glibc
+
+/// A system call that failed: which one, and its errno. The daemon's one
+/// error type for the C library's `-1`-and-errno calls.
+public struct SystemError: Error, Equatable, CustomStringConvertible {
+    /// The call (or what it was for), as a reader of the log would search for it.
+    public let call: String
+    public let errno: Int32
+
+    public var description: String { "\(call): \(String(cString: strerror(errno))) (errno \(errno))" }
+}
+
+/// The one checker for errno-returning calls: `-1` becomes a `SystemError`
+/// with the errno of that moment; EINTR (a signal arrived) is retried, since
+/// no caller here wants to see it.
+@discardableResult
+func systemCall<T: FixedWidthInteger & SignedInteger>(_ call: String, _ body: () -> T) throws(SystemError) -> T {
+    while true {
+        let result = body()
+        guard result == -1 else { return result }
+        let code = Glibc.errno
+        guard code == EINTR else { throw SystemError(call: call, errno: code) }
+    }
+}
+
+/// Sets `sig`'s disposition to ignore (so a dispatch source alone sees it).
+/// `sigaction` rather than `signal`: its result is an int the checker reads.
+func ignoreSignal(_ sig: Int32) throws(SystemError) {
+    var action = sigaction()
+    action.__sigaction_handler.sa_handler = SIG_IGN
+    sigemptyset(&action.sa_mask)
+    try systemCall("sigaction(\(sig), SIG_IGN)") { sigaction(sig, &action, nil) }
+}
