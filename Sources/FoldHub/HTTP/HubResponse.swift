@@ -20,8 +20,13 @@ public struct HubResponse: Sendable {
 
     /// The contract's error body, with the code's one HTTP status.
     public static func error(_ e: WireError) -> HubResponse {
-        json(.object(JSONObject([("code", .string(e.code.rawValue)), ("message", .string(e.message))])),
-             status: e.code.httpStatus)
+        refusal(status: e.code.httpStatus, code: e.code.rawValue, e.message)
+    }
+
+    /// The same body for a status the contract's codes do not name (503
+    /// `unavailable` for a refused upgrade, say).
+    public static func refusal(status: Int, code: String, _ message: String) -> HubResponse {
+        HubResponse(status: status, headers: [("cache-control", "no-store")], body: ErrorBody.encode(code: code, message: message))
     }
 
     public static func error(_ code: ErrorCode, _ message: String) -> HubResponse {

@@ -1,4 +1,5 @@
 import CLibWebSockets
+import FoldCore
 import Glibc
 
 /// The lws callback of client contexts. It recovers the `WebClient` from the
@@ -21,7 +22,10 @@ func clientCallback(
     switch reason {
     case LWS_CALLBACK_CLIENT_CONNECTION_ERROR:
         let why = input.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) } ?? "connection failed"
-        if client.starting { client.failLater(id, why) } else { client.failed(id, why) }
+        // A refused upgrade: lws still holds the answer's status here (its
+        // header table goes with the wsi); 0 when there was no answer.
+        let status = Int(lws_http_client_http_response(wsi))
+        if client.starting { client.failLater(id, why, status: status) } else { client.failed(id, why, status: status) }
         return 0
     case LWS_CALLBACK_CLIENT_APPEND_HANDSHAKE_HEADER:
         return client.appendHeaders(id, wsi, input, len)
@@ -44,10 +48,11 @@ func clientCallback(
         guard let socket = client.sockets[id] else { return 0 }
         return client.writeable(socket, wsi)
     case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
-        if let socket = client.sockets[id], let input, len >= 2 {
+        if let socket = client.sockets[id], let input {
             let bytes = UnsafeRawBufferPointer(start: input, count: len)
-            let code = UInt16(bytes[0]) << 8 | UInt16(bytes[1])
-            socket.peerClose = (code, String(decoding: bytes.dropFirst(2), as: UTF8.self))
+            if let code = CloseCode(closePayload: bytes) {
+                socket.peerClose = (code, String(decoding: bytes.dropFirst(2), as: UTF8.self))
+            }
         }
         return 0
     case LWS_CALLBACK_CLIENT_CLOSED:
@@ -113,7 +118,7 @@ extension WebClient {
     func receive(_ socket: ClientSocket, _ wsi: OpaquePointer, _ input: UnsafeMutableRawPointer?, _ len: Int) -> Int32 {
         if socket.rx.count + len > options.maxMessageBytes {
             var reason = Array("message too large".utf8)
-            lws_close_reason(wsi, LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE, &reason, reason.count)
+            lws_close_reason(wsi, CloseCode.messageTooBig.lws, &reason, reason.count)
             return -1
         }
         if let input, len > 0 {
@@ -133,7 +138,7 @@ extension WebClient {
         if socket.queue.isEmpty || socket.closeRequest != nil {
             if let close = socket.closeRequest {
                 var bytes = Array(close.reason.utf8)
-                lws_close_reason(wsi, lws_close_status(rawValue: UInt32(close.code)), &bytes, bytes.count)
+                lws_close_reason(wsi, close.code.lws, &bytes, bytes.count)
                 return -1
             }
             return 0
