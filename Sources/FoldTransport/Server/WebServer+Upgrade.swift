@@ -41,12 +41,9 @@ extension WebServer {
     /// A hang-up still sends what was written: lws flushes a connection's
     /// pending output before it closes it (`LRS_FLUSHING_BEFORE_CLOSE`).
     ///
-    /// WebSocket over an HTTP/2 stream has no such status line (its status is
-    /// a header of the stream): lws' own answer is right there.
+    /// Only HTTP/1 gets here: lws raises `HTTP_CONFIRM_UPGRADE` only for an
+    /// `Upgrade:` header (`lws_handshake_server`), which HTTP/2 does not have.
     func refuseUpgrade(_ wsi: OpaquePointer, _ r: HTTPResponse) -> CallbackResult {
-        guard lws_get_network_wsi(wsi) == wsi else {
-            return lws_return_http_status(wsi, UInt32(r.status), nil) != 0 ? .hangUp : .refuse
-        }
         let pre = Int(fs_lws_pre())
         let start = (scratch + pre).assumingMemoryBound(to: UInt8.self)
         let end = start + (scratchSize - pre - 16)
