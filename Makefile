@@ -12,7 +12,7 @@ RELEASE = .build/release
 LISTEN ?= 127.0.0.1:7681
 DB ?= ./foldsync.db
 
-.PHONY: deps test-deps build release run test unit-test web-test web-unit bench-smoke clean install uninstall
+.PHONY: deps test-deps build release run test unit-test web-test web-unit strict-client-test bench-smoke clean install uninstall
 
 # Installs the C libraries (Debian packages) when any is missing.
 deps:
@@ -42,7 +42,14 @@ test: test-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 	BUILD=0 Tests/scripts/bench-smoke.sh
+	$(MAKE) strict-client-test
 	$(MAKE) web-test
+
+# Refused WebSocket upgrades read by a strict RFC 6455 client (Python's
+# websockets, pip-installed into .build/strict-venv; needs python3-venv).
+strict-client-test: test-deps
+	$(SWIFT) build --product foldsyncd
+	Tests/strict-client/run.sh
 
 # Two seconds of foldsync-bench against a test daemon: complete delivery or fail.
 bench-smoke: deps

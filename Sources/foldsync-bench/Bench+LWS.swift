@@ -102,6 +102,7 @@ final class LWSLoop: WebClientDelegate {
         guard p.state != .closed else { return }
         switch reason {
         case .failed(let why): bench.fail(p, "connect: \(why)")
+        case .refused(let status): bench.fail(p, "connect: refused with HTTP \(status)")
         case .closed(let code?, _): bench.fail(p, "closed by the daemon with \(code)")
         case .closed(nil, _): bench.fail(p, p.state == .open ? "closed by the daemon" : "closed during the handshake")
         }

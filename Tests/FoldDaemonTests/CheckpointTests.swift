@@ -1,3 +1,4 @@
+import FoldTestSupport
 import Foundation
 import Testing
 
@@ -16,7 +17,7 @@ import Testing
         for round in 0..<40 {
             var burst: [UInt8] = []
             for i in 0..<100 {
-                burst += TestSocket.frame(opcode: 0x1, Array(Wire.action("setTitle", id: "r\(round)-\(i)", #""section":"s\#(i % 3)","title":"\#(title)\#(i)""#).utf8))
+                burst += TestSocket.frame(opcode: 0x1, Array(Wire.action(.setTitle, id: "r\(round)-\(i)", #""section":"s\#(i % 3)","title":"\#(title)\#(i)""#).utf8))
             }
             try c.sendRaw(burst)
             var acks = 0

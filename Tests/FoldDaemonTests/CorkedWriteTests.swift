@@ -37,6 +37,14 @@ import Testing
             state = try JSONPatch.apply(try #require(m["ops"]), to: state)
             patches += 1
         }
+        // The publisher's acks may still be waiting for their write (a busy
+        // connection is paced): every one of them, before the counters are read.
+        var acks = 0
+        while acks < count {
+            let m = try publisher.recvSkippingPresence()
+            try #require(m.type == "ack" || m.type == "patch", "\(m)")
+            if m.type == "ack" { acks += 1 }
+        }
         for s in state["sections"]?.arrayValue ?? [] {
             if let id = s["id"]?.stringValue { titles[id] = s["title"]?.stringValue }
         }

@@ -12,7 +12,7 @@ final class HubHarness {
     var effects: [HubEffect] = []
     /// What each connection has queued and not yet read.
     var queues: [UInt64: [[UInt8]]] = [:]
-    var closes: [UInt64: (code: UInt16, reason: String)] = [:]
+    var closes: [UInt64: (code: CloseCode, reason: String)] = [:]
     var responses: [UInt64: HubResponse] = [:]
     /// Batches handed to the store, not yet answered.
     var commits: [SealedBatch] = []

@@ -136,6 +136,16 @@ import Testing
         }
     }
 
+    /// A wrong token is refused at the upgrade (401): said once, exit 1.
+    @Test func aWrongTokenIsRefusedAndSaidSo() throws {
+        // The SHA-256 of "right-secret".
+        let d = try DaemonProcess(["--token", "reader read 01afeb749bfa8234a4afbb454d57425a2d85edb73eed1eb6cff9c73ff3ede3be"])
+        let r = try foldsync(["show", "--url", d.url, "--token", "wrong-secret"])
+        #expect(r.status == 1)
+        #expect(r.stderr.contains("token refused (HTTP 401)"), "\(r.stderr)")
+        #expect(try foldsync(["show", "--url", d.url, "--token", "right-secret"]).status == 0)
+    }
+
     @Test func daemonDownExitsOne() throws {
         let d = try DaemonProcess()
         let url = d.url

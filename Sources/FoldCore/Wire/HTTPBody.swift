@@ -69,7 +69,5 @@ public enum HTTPBody {
     }
 
     /// Every refusal: `{"code":…,"message":…}`, the contract's error body.
-    public static func error(_ e: WireError) -> [UInt8] {
-        JSON.object(JSONObject([("code", .string(e.code.rawValue)), ("message", .string(e.message))])).encoded()
-    }
+    public static func error(_ e: WireError) -> [UInt8] { ErrorBody.encode(e) }
 }

@@ -4,8 +4,8 @@ import FoldTransport
 
 /// Each transport callback is one hub input.
 extension HubDriver: WebServerDelegate {
-    func admit(path: String, headers: [String: String], peer: String) -> Int? {
-        hub.admit(headers: headers, peer: peer)
+    func admit(path: String, headers: [String: String], peer: String) -> HTTPResponse? {
+        hub.admit(headers: headers, peer: peer).map(HTTPResponse.init)
     }
 
     func opened(_ connection: Connection) {

@@ -14,15 +14,21 @@ extension Hub {
         if config.access.isAnonymous { return .allowed(nil) }
         guard let secret = r.headers["authorization"].flatMap(Self.bearer), let token = config.access.authenticate(secret, digest: digest) else {
             metrics.authFailures += 1
-            var resp = HubResponse.error(.forbidden, "a valid token is required (Authorization: Bearer ...)")
-            resp.status = 401
-            resp.headers.append(("www-authenticate", "Bearer"))
-            return .denied(resp)
+            return .denied(Self.unauthorized)
         }
         guard token.allows(p, board: board) else {
             return .denied(.error(.forbidden, "token '\(token.name)' may not do that\(board.map { " on '\($0)'" } ?? "")"))
         }
         return .allowed(token)
+    }
+
+    /// 401 for a missing or unknown token, the same for HTTP requests and
+    /// WebSocket upgrades: the contract's `forbidden` body and a Bearer challenge.
+    static var unauthorized: HubResponse {
+        var resp = HubResponse.error(.forbidden, "a valid token is required (Authorization: Bearer ...)")
+        resp.status = 401
+        resp.headers.append(("www-authenticate", "Bearer"))
+        return resp
     }
 
     /// Only the refusal, for requests that need nothing else from the token.

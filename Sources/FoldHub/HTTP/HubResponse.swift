@@ -21,7 +21,13 @@ public struct HubResponse: Sendable {
 
     /// The contract's error body, with the code's one HTTP status.
     public static func error(_ e: WireError) -> HubResponse {
-        json(HTTPBody.error(e), status: e.code.httpStatus)
+        refusal(status: e.code.httpStatus, code: e.code.rawValue, e.message)
+    }
+
+    /// The same body for a status the contract's codes do not name (503
+    /// `unavailable` for a refused upgrade, say).
+    public static func refusal(status: Int, code: String, _ message: String) -> HubResponse {
+        json(ErrorBody.encode(code: code, message: message), status: status)
     }
 
     public static func error(_ code: ErrorCode, _ message: String) -> HubResponse {

@@ -1,20 +1,31 @@
 import FoldCore
 
 extension Hub {
-    /// Upgrade admission: the origin, then the connection limits. Returns the
-    /// HTTP status that refuses, or nil. Asked before `opened`.
-    public func admit(headers: [String: String], peer: String) -> Int? {
+    /// Upgrade admission: the origin, the connection limits, then a token
+    /// in the `Authorization` header. Returns the answer that refuses (its
+    /// status and the HTTP API's error body), or nil. Asked before `opened`.
+    ///
+    /// A wrong token offered as a subprotocol is not refused here: a browser
+    /// cannot read a refused handshake, so it gets the upgrade, then
+    /// `forbidden` (see `authenticateOnOpen`), and the page can say why.
+    public func admit(headers: [String: String], peer: String) -> HubResponse? {
         if let origin = headers["origin"], !originAllowed(origin, host: headers["host"]) {
             metrics.upgradesRefused["origin", default: 0] += 1
-            return 403
+            return .error(.forbidden, "origin \(origin) may not connect")
         }
         if sessions.count >= config.maxConnections {
             metrics.upgradesRefused["max-connections", default: 0] += 1
-            return 503
+            return .refusal(status: 503, code: "unavailable", "the daemon holds its maximum of \(config.maxConnections) connections")
         }
         if countsPerIP(peer), connectionsPerIP[peer, default: 0] >= config.maxConnectionsPerIP {
             metrics.upgradesRefused["max-connections-per-ip", default: 0] += 1
-            return 503
+            return .refusal(status: 503, code: "unavailable", "this address holds its maximum of \(config.maxConnectionsPerIP) connections")
+        }
+        if !config.access.isAnonymous, let header = headers["authorization"],
+           Self.bearer(header).flatMap({ config.access.authenticate($0, digest: digest) }) == nil {
+            metrics.upgradesRefused["token", default: 0] += 1
+            metrics.authFailures += 1
+            return Self.unauthorized
         }
         return nil
     }

@@ -29,7 +29,7 @@ extension Hub {
         if phase == .draining && pipeline.isIdle {
             phase = .closing
             for id in sessions.keys.sorted() {
-                emit(.close(id: id, code: 1001, reason: "server shutdown", flush: true, deadlineSeconds: 5))
+                emit(.close(id: id, code: .goingAway, reason: "server shutdown", flush: true, deadlineSeconds: 5))
             }
         }
         if phase == .closing && sessions.isEmpty { stop() }

@@ -13,7 +13,7 @@ public enum HubEffect {
     case resync(id: UInt64, frames: [[UInt8]])
     /// Close with a WebSocket close code. `flush`: after what is queued;
     /// `deadlineSeconds` bounds a peer that never reads.
-    case close(id: UInt64, code: UInt16, reason: String, flush: Bool, deadlineSeconds: Int32)
+    case close(id: UInt64, code: CloseCode, reason: String, flush: Bool, deadlineSeconds: Int32)
     /// Hand the batch to the store (off the event loop); answer with `committed`.
     case commit(SealedBatch)
     /// Ask the store whether it accepts writes again; answer with `committed(.probed)`.

@@ -1,4 +1,5 @@
 import CLibWebSockets
+import FoldCore
 
 /// One outgoing WebSocket connection (one attempt: a reconnect is a new
 /// socket). Service thread only, like every field: the owner sends and
@@ -15,9 +16,9 @@ public final class ClientSocket {
     /// Set by lws once the connection exists (stable memory: lws writes it later).
     let wsiSlot: UnsafeMutablePointer<OpaquePointer?>
     var queue: [OutFrame] = []
-    var closeRequest: (code: UInt16, reason: String)?
+    var closeRequest: (code: CloseCode, reason: String)?
     /// Code and reason of the peer's close frame, if it sent one.
-    var peerClose: (code: UInt16, reason: String)?
+    var peerClose: (code: CloseCode, reason: String)?
     /// The message being reassembled from fragments.
     var rx: [UInt8] = []
 
@@ -41,7 +42,7 @@ public final class ClientSocket {
 
     /// Sends a close frame after what is queued, then drops the connection.
     /// A connection still being set up is abandoned.
-    public func close(code: UInt16 = 1000, reason: String = "") {
+    public func close(code: CloseCode = .normal, reason: String = "") {
         guard state == .open || state == .connecting, let wsi else { return }
         closeRequest = (code, String(reason.utf8.prefix(120)) ?? "")
         state = .closing
@@ -52,15 +53,20 @@ public final class ClientSocket {
 
 /// Why a socket ended.
 public enum ClientCloseReason: Sendable, Equatable, CustomStringConvertible {
-    /// It never opened: refused, unreachable, handshake rejected.
+    /// It never opened: unreachable, or the handshake went wrong.
     case failed(String)
+    /// The server answered the upgrade with this HTTP status (401: the
+    /// token was refused; 503: the daemon is full or stopping).
+    case refused(status: Int)
     /// It was open and ended; `code` from the peer's close frame, or nil
     /// when the TCP connection just went away.
-    case closed(code: UInt16?, reason: String)
+    case closed(code: CloseCode?, reason: String)
 
     public var description: String {
         switch self {
         case .failed(let why): return why
+        case .refused(401): return "token refused (HTTP 401)"
+        case .refused(let status): return "upgrade refused (HTTP \(status))"
         case .closed(let code?, let reason): return reason.isEmpty ? "closed (\(code))" : "closed (\(code) \(reason))"
         case .closed(nil, _): return "connection lost"
         }

@@ -28,12 +28,14 @@ public struct WebClientOptions: Sendable {
 /// delegate's `woken()` then drains it on the service thread.
 public final class WebClient {
     public let options: WebClientOptions
-    public let waker = Waker()
+    public let waker: Waker
     public weak var delegate: WebClientDelegate?
     let logger: Logger
 
-    /// Service thread only, like every field below.
-    var context: OpaquePointer?
+    /// The context and what lws points at while it lives (protocol table,
+    /// retry policy, names); service thread only, like every field below.
+    let lws: LWSContext
+    var context: OpaquePointer? { lws.raw }
     var sockets: [UInt64: ClientSocket] = [:]
     var fetches: [UInt64: Fetch] = [:]
     var nextID: UInt64 = 1
@@ -43,15 +45,11 @@ public final class WebClient {
     var starting = false
     /// Extra request headers per connection id, added during the handshake.
     var headers: [UInt64: [(String, String)]] = [:]
-    /// C strings and tables lws points at for the life of the context.
-    private var owned: [UnsafeMutableRawPointer] = []
     /// The connect-info strings of each connection, kept while lws may read
     /// them and freed when the connection is gone (a client that reconnects
     /// for days must not pile them up).
     private var connectionStrings: [UInt64: [UnsafeMutableRawPointer]] = [:]
-    private var protocols: UnsafeMutablePointer<lws_protocols>?
-    private var retry: UnsafeMutablePointer<lws_retry_bo_t>?
-    private var retryTable: UnsafeMutablePointer<UInt32>?
+    private var retry: UnsafePointer<lws_retry_bo_t>?
     static let protocolName = "foldsync-client"
 
     /// An HTTP GET in flight.
@@ -64,23 +62,23 @@ public final class WebClient {
     public init(options: WebClientOptions = WebClientOptions(), logger: Logger) {
         self.options = options
         self.logger = logger
+        let waker = Waker()
+        self.waker = waker
+        lws = LWSContext(waker: waker)
     }
 
+    /// A context `run()` never served is destroyed here, while this object
+    /// is whole (its callbacks find the client through the context's user
+    /// pointer); `lws` frees its tables after that.
     deinit {
-        for p in owned { free(p) }
+        lws.destroy()
         for list in connectionStrings.values { for p in list { free(p) } }
-        protocols?.deallocate()
-        retry?.deallocate()
-        retryTable?.deallocate()
     }
 
-    func cString(_ s: String, for connection: UInt64? = nil) -> UnsafePointer<CChar> {
+    /// A C copy of `s` kept while connection `connection` may be read by lws.
+    func cString(_ s: String, for connection: UInt64) -> UnsafePointer<CChar> {
         let p = strdup(s)!
-        if let connection {
-            connectionStrings[connection, default: []].append(UnsafeMutableRawPointer(p))
-        } else {
-            owned.append(UnsafeMutableRawPointer(p))
-        }
+        connectionStrings[connection, default: []].append(UnsafeMutableRawPointer(p))
         return UnsafePointer(p)
     }
 
@@ -93,51 +91,31 @@ public final class WebClient {
     /// Creates the context. Call on the thread that will call `run()`.
     public func start() throws(TransportError) {
         lws_set_log_level(logger.level >= .debug ? Int32(LLL_ERR | LLL_WARN) : 0, nil)
-        let table = UnsafeMutablePointer<lws_protocols>.allocate(capacity: 2)
         var p = lws_protocols()
-        p.name = cString(Self.protocolName)
+        p.name = lws.cString(Self.protocolName)
         p.callback = clientCallback
         p.rx_buffer_size = 16 * 1024
-        table.initialize(to: p)
-        (table + 1).initialize(to: lws_protocols())
-        protocols = table
-
-        // Used for its ping/hangup timers only: reconnecting is the owner's
-        // business. lws needs a non-NULL table even so.
-        let steps = UnsafeMutablePointer<UInt32>.allocate(capacity: 1)
-        steps.initialize(to: 1000)
-        retryTable = steps
-        var r = lws_retry_bo_t()
-        r.retry_ms_table = UnsafePointer(steps)
-        r.retry_ms_table_count = 1
-        r.conceal_count = 0
-        r.secs_since_valid_ping = UInt16(clamping: options.pingSeconds)
-        r.secs_since_valid_hangup = UInt16(clamping: max(options.hangupSeconds, options.pingSeconds + 1))
-        let policy = UnsafeMutablePointer<lws_retry_bo_t>.allocate(capacity: 1)
-        policy.initialize(to: r)
-        retry = policy
+        let table = lws.protocols([p])
+        // Used for its ping/hangup timers only: reconnecting is the owner's business.
+        retry = lws.retryPolicy(pingSeconds: options.pingSeconds, hangupSeconds: options.hangupSeconds)
 
         var info = lws_context_creation_info()
         info.port = CONTEXT_PORT_NO_LISTEN
-        info.protocols = UnsafePointer(table)
+        info.protocols = table
         info.options = UInt64(LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT)
         info.user = Unmanaged.passUnretained(self).toOpaque()
         info.timeout_secs = UInt32(clamping: options.connectTimeoutSeconds)
         info.connect_timeout_secs = UInt32(clamping: options.connectTimeoutSeconds)
-        guard let ctx = lws_create_context(&info) else {
+        guard lws.create(&info) != nil else {
             throw TransportError(description: "cannot create the lws client context")
         }
-        context = ctx
-        waker.attach(ctx)
     }
 
     /// Serves until `stop()`, then destroys the context. Service thread.
     public func run() {
         guard let ctx = context else { return }
         while !stopping, lws_service(ctx, 0) >= 0 {}
-        waker.detach()
-        lws_context_destroy(ctx)
-        context = nil
+        lws.destroy()
     }
 
     /// One turn of the loop instead of `run()`, for an owner that drives its
@@ -159,12 +137,7 @@ public final class WebClient {
 
     /// Runs `body` on the service thread after a delay. Service thread.
     public func schedule(afterMicroseconds us: Int64, _ body: @escaping () -> Void) {
-        guard let ctx = context else { return }
-        let box = TimerBox(body)
-        box.node.pointee.owner = Unmanaged.passRetained(box).toOpaque()
-        withUnsafeMutablePointer(to: &box.node.pointee.sul) { sul in
-            lws_sul_schedule(ctx, 0, sul, timerFired, lws_usec_t(us))
-        }
+        lws.schedule(afterMicroseconds: us, body)
     }
 
     func allocateID() -> UInt64 {
@@ -231,7 +204,7 @@ public final class WebClient {
         i.alpn = cString("http/1.1", for: id)
         i.pwsi = pwsi
         i.opaque_user_data = UnsafeMutableRawPointer(bitPattern: UInt(id))
-        if method == nil, let retry { i.retry_and_idle_policy = UnsafePointer(retry) }
+        if method == nil, let retry { i.retry_and_idle_policy = retry }
         starting = true
         defer { starting = false }
         return lws_client_connect_via_info(&i) != nil
@@ -239,16 +212,17 @@ public final class WebClient {
 
     /// A failure found while starting, reported from the loop (the owner
     /// never sees a callback from inside its own `connect`).
-    func failLater(_ id: UInt64, _ why: String) {
-        schedule(afterMicroseconds: 1) { [weak self] in self?.failed(id, why) }
+    func failLater(_ id: UInt64, _ why: String, status: Int = 0) {
+        schedule(afterMicroseconds: 1) { [weak self] in self?.failed(id, why, status: status) }
     }
 
-    /// Reports a connection that could not be made, once.
-    func failed(_ id: UInt64, _ why: String) {
+    /// Reports a connection that could not be made, once; `status` is the
+    /// HTTP status of a refused upgrade (0 when none came).
+    func failed(_ id: UInt64, _ why: String, status: Int = 0) {
         release(id)
         if let socket = sockets.removeValue(forKey: id) {
             socket.state = .closed
-            delegate?.closed(socket, .failed(why))
+            delegate?.closed(socket, (400..<600).contains(status) ? .refused(status: status) : .failed(why))
         } else if let f = fetches.removeValue(forKey: id), !f.done {
             f.done = true
             delegate?.fetched(id, .failure(TransportError(description: why)))

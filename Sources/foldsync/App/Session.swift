@@ -78,7 +78,7 @@ final class Session: WebClientDelegate {
         return client.fetch(endpoint.with(path: base + path), headers: authHeaders)
     }
 
-    func close() { socket?.close(code: 1000, reason: "bye") }
+    func close() { socket?.close(code: .normal, reason: "bye") }
 
     /// Ends the run: closes the connection politely when there is one and
     /// stops the loop once it is gone (or shortly after, whatever happens).

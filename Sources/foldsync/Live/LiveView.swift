@@ -153,7 +153,9 @@ final class LiveView: SessionHandler {
         let why: String
         switch reason {
         case .failed: why = "daemon unreachable"
-        case .closed(1001?, _): why = "daemon restarting"
+        case .refused(401): why = "token refused"
+        case .refused(let status): why = "refused (HTTP \(status))"
+        case .closed(.goingAway?, _): why = "daemon restarting"
         case .closed: why = "connection lost"
         }
         model.connection = .reconnecting(at: Self.now() + delay, why: why)

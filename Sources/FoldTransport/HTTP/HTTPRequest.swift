@@ -11,17 +11,3 @@ public struct HTTPRequest: Sendable {
     public let body: [UInt8]
     public let peer: String
 }
-
-public struct HTTPResponse: Sendable {
-    public var status: Int
-    public var contentType: String
-    public var headers: [(String, String)]
-    public var body: [UInt8]
-
-    public init(status: Int, contentType: String = "application/json", headers: [(String, String)] = [], body: [UInt8] = []) {
-        self.status = status
-        self.contentType = contentType
-        self.headers = headers
-        self.body = body
-    }
-}

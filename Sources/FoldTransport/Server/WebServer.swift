@@ -2,12 +2,8 @@ import CLibWebSockets
 import FoldCore
 import Glibc
 
-/// Errors from bringing the transport up.
-public struct TransportError: Error, CustomStringConvertible {
-    public let description: String
-}
-
-/// The daemon's one lws context: WebSocket at `/ws` and HTTP on the same port.
+/// The daemon's server, one lws context (owned by `lws`): WebSocket at `/ws`
+/// and HTTP on the same port.
 ///
 /// Threading contract (lws' own): one service thread creates the context,
 /// runs `run()`, and is the only thread that touches connections, queues and
@@ -15,7 +11,7 @@ public struct TransportError: Error, CustomStringConvertible {
 public final class WebServer {
     /// Limits may change on reload (service thread); addresses and the loop may not.
     public var config: TransportConfig
-    public let waker = Waker()
+    public let waker: Waker
     lazy var timers = ServiceTimers(waker: waker)
     lazy var writer: CorkedWriter = {
         let w = CorkedWriter(maxWriteBytes: config.maxBatchBytes, lingerMs: config.coalesceMs) { [unowned self] us, body in
@@ -27,8 +23,10 @@ public final class WebServer {
     public weak var delegate: WebServerDelegate?
     let logger: Logger
 
-    /// Service thread only, like every field below.
-    var context: OpaquePointer?
+    /// The context and what lws points at while it lives; service thread
+    /// only, like every field below.
+    let lws: LWSContext
+    var context: OpaquePointer? { lws.raw }
     var vhost: OpaquePointer?
     public private(set) var port = 0
     var connections: [UInt64: Connection] = [:]
@@ -46,35 +44,29 @@ public final class WebServer {
     /// Reused for HTTP headers and chunks: lws copies what it cannot send at once.
     var scratch: UnsafeMutableRawPointer
     var scratchSize: Int
-    /// C strings, protocol and retry tables lws points at for the life of the context.
-    private var owned: [UnsafeMutableRawPointer] = []
-    private var protocols: UnsafeMutablePointer<lws_protocols>?
-    private var retry: UnsafeMutablePointer<lws_retry_bo_t>?
 
     public init(config: TransportConfig, logger: Logger) {
         self.config = config
         self.logger = logger
+        let waker = Waker()
+        self.waker = waker
+        lws = LWSContext(waker: waker)
         scratchSize = max(config.maxBatchBytes, 64 * 1024) + Int(fs_lws_pre()) + 16
         scratch = .allocate(byteCount: scratchSize, alignment: 16)
     }
 
+    /// A context `run()` never served is destroyed here, while this object
+    /// is whole (its callbacks find the server through the context's user
+    /// pointer); `lws` frees its tables after that.
     deinit {
+        lws.destroy()
         scratch.deallocate()
-        for p in owned { free(p) }
-        protocols?.deallocate()
-        retry?.deallocate()
     }
 
     public var connectionCount: Int { connections.count }
     /// WebSocket writes (each one system call unless the socket was full) and the messages they carried.
     public var writeCounts: (writes: Int, messages: Int) { (writer.writes, writer.messagesWritten) }
     public func connection(_ id: UInt64) -> Connection? { connections[id] }
-
-    private func cString(_ s: String) -> UnsafePointer<CChar> {
-        let p = strdup(s)!
-        owned.append(UnsafeMutableRawPointer(p))
-        return UnsafePointer(p)
-    }
 
     /// Creates the context and binds. Call on the thread that will call `run()`.
     public func start() throws(TransportError) {
@@ -84,10 +76,9 @@ public final class WebServer {
         // Three names, one callback: a client without a subprotocol lands on
         // protocols[0], which also serves plain HTTP.
         let names = ["http", Subprotocol.plain, Subprotocol.batch]
-        let table = UnsafeMutablePointer<lws_protocols>.allocate(capacity: names.count + 1)
-        for (i, name) in names.enumerated() {
+        let table = lws.protocols(names.enumerated().map { i, name in
             var p = lws_protocols()
-            p.name = cString(name)
+            p.name = lws.cString(name)
             p.callback = serverCallback
             p.per_session_data_size = MemoryLayout<fs_pss_t>.size
             // The receive chunk; messages are reassembled past it. Small,
@@ -96,17 +87,9 @@ public final class WebServer {
             // lws splits sends into tx_packet_size pieces; a coalesced batch should leave in one.
             p.tx_packet_size = scratchSize
             p.id = UInt32(i)
-            (table + i).initialize(to: p)
-        }
-        (table + names.count).initialize(to: lws_protocols())
-        protocols = table
-
-        let policy = UnsafeMutablePointer<lws_retry_bo_t>.allocate(capacity: 1)
-        var r = lws_retry_bo_t()
-        r.secs_since_valid_ping = UInt16(clamping: config.pingSeconds)
-        r.secs_since_valid_hangup = UInt16(clamping: max(config.hangupSeconds, config.pingSeconds + 1))
-        policy.initialize(to: r)
-        retry = policy
+            return p
+        })
+        let policy = lws.retryPolicy(pingSeconds: config.pingSeconds, hangupSeconds: config.hangupSeconds)
 
         var info = lws_context_creation_info()
         var options = UInt64(LWS_SERVER_OPTION_EXPLICIT_VHOSTS) | UInt64(LWS_SERVER_OPTION_VALIDATE_UTF8)
@@ -129,39 +112,35 @@ public final class WebServer {
         // (A small limit keeps at least a quarter of it in reserve.)
         let reserved = fdLimit - min(config.fdReserve, max(fdLimit / 4, 1))
         DescriptorLimit.setSoft(reserved)
-        let created = lws_create_context(&info)
+        let created = lws.create(&info)
         DescriptorLimit.setSoft(fdLimit)
         guard let ctx = created else {
             throw TransportError(description: "cannot create the lws context (event loop \(config.eventLoop.rawValue): is its plugin installed?)")
         }
-        context = ctx
-
         var vi = lws_context_creation_info()
         vi.options = UInt64(LWS_SERVER_OPTION_DISABLE_IPV6) * (config.host.contains(":") ? 0 : 1)
         if config.tls {
             // 4.1.6 reads this flag from the vhost too: without it the "TLS"
             // port would silently serve plain text.
             vi.options |= UInt64(LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT)
-            vi.ssl_cert_filepath = cString(config.tlsCert)
-            vi.ssl_private_key_filepath = cString(config.tlsKey)
+            vi.ssl_cert_filepath = lws.cString(config.tlsCert)
+            vi.ssl_private_key_filepath = lws.cString(config.tlsKey)
         }
         vi.port = Int32(config.port)
-        vi.iface = cString(config.host)
-        vi.vhost_name = cString("foldsyncd")
-        vi.protocols = UnsafePointer(table)
-        vi.server_string = cString(config.serverName)
-        vi.retry_and_idle_policy = UnsafePointer(policy)
+        vi.iface = lws.cString(config.host)
+        vi.vhost_name = lws.cString("foldsyncd")
+        vi.protocols = table
+        vi.server_string = lws.cString(config.serverName)
+        vi.retry_and_idle_policy = policy
         // Bounds unfinished handshakes (slowloris) and other lws round trips.
         vi.timeout_secs = UInt32(max(config.handshakeTimeout, 1))
         vi.keepalive_timeout = 30
         guard let vh = lws_create_vhost(ctx, &vi) else {
-            lws_context_destroy(ctx)
-            context = nil
+            lws.destroy()
             throw TransportError(description: "cannot listen on \(config.host):\(config.port) (address in use or not available)")
         }
         vhost = vh
         port = Int(lws_get_vhost_listen_port(vh))
-        waker.attach(ctx)
     }
 
     /// Serves until `stop()`. Service thread.
@@ -172,15 +151,12 @@ public final class WebServer {
         if config.eventLoop == .libev { heartbeat() }
         if config.eventLoop == .poll {
             while !stopping, lws_service(ctx, 0) >= 0 {}
-            waker.detach()
-            lws_context_destroy(ctx)
         } else {
             // The event library's loop runs inside lws_service until the
             // context is destroyed (from a timer, see stop()).
             _ = lws_service(ctx, 0)
-            waker.detach()
         }
-        context = nil
+        lws.destroy()
     }
 
     /// Ends `run()` on the next turn. Service thread.
@@ -192,11 +168,7 @@ public final class WebServer {
         } else {
             // Destroying the context from an lws timer lets the event loop run
             // dry; from inside a wsi callback it would pull the floor away.
-            scheduleLWS(afterMicroseconds: 1) { [weak self] in
-                guard let self, let ctx = self.context else { return }
-                self.waker.detach()
-                lws_context_destroy(ctx)
-            }
+            scheduleLWS(afterMicroseconds: 1) { [weak self] in self?.lws.destroy() }
         }
     }
 
@@ -222,11 +194,7 @@ public final class WebServer {
     /// it, since a due lws timer is run there whatever the ev_timer says.
     func scheduleLWS(afterMicroseconds us: Int64, _ body: @escaping () -> Void) {
         guard let ctx = context else { return }
-        let box = TimerBox(body)
-        box.node.pointee.owner = Unmanaged.passRetained(box).toOpaque()
-        withUnsafeMutablePointer(to: &box.node.pointee.sul) { sul in
-            lws_sul_schedule(ctx, 0, sul, timerFired, lws_usec_t(us))
-        }
+        lws.schedule(afterMicroseconds: us, body)
         lws_cancel_service(ctx)
     }
 

@@ -1,8 +1,9 @@
 /// What the transport reports. Every method runs on the service thread.
 public protocol WebServerDelegate: AnyObject {
-    /// Decides a WebSocket upgrade before it completes: nil accepts, an HTTP
-    /// status (403, 503...) refuses.
-    func admit(path: String, headers: [String: String], peer: String) -> Int?
+    /// Decides a WebSocket upgrade before it completes: nil accepts; an
+    /// answer (401, 403, 503 with a JSON error body) refuses, and is what
+    /// the client reads, as an HTTP/1.1 response.
+    func admit(path: String, headers: [String: String], peer: String) -> HTTPResponse?
     func opened(_ connection: Connection)
     /// One whole text message, reassembled, within the size limit, valid UTF-8.
     func received(_ connection: Connection, _ message: UnsafeRawBufferPointer)

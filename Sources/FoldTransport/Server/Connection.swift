@@ -1,4 +1,5 @@
 import CLibWebSockets
+import FoldCore
 
 /// One WebSocket peer and its bounded outgoing queue.
 ///
@@ -16,6 +17,8 @@ public final class Connection {
     public private(set) var upgradeHeaders: [String: String]
     let wsi: OpaquePointer
     var queue = FrameQueue()
+    /// The close frame to send; the code as its number, which is what
+    /// `CorkedWriter` hands to lws.
     var closeRequest: (code: UInt16, reason: String)?
     /// The message being reassembled from fragments.
     var rx: [UInt8] = []
@@ -77,10 +80,10 @@ public final class Connection {
     /// Sends a close frame after what is queued (or at once when `flush` is
     /// false), then drops the connection. `deadlineSeconds` bounds a peer that
     /// never reads: lws then drops it without ceremony.
-    public func close(code: UInt16, reason: String, flush: Bool = true, deadlineSeconds: Int32 = 5) {
+    public func close(code: CloseCode, reason: String, flush: Bool = true, deadlineSeconds: Int32 = 5) {
         guard closeRequest == nil else { return }
         if !flush { queue.removeAll() }
-        closeRequest = (code, String(reason.utf8.prefix(120)) ?? "")
+        closeRequest = (code.rawValue, String(reason.utf8.prefix(120)) ?? "")
         lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, deadlineSeconds)
         writer.request(self)
     }

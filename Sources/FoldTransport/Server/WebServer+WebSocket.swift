@@ -1,0 +1,51 @@
+import CLibWebSockets
+import FoldCore
+
+/// The WebSocket half of the callbacks: a connection opens, a message arrives. Service thread.
+extension WebServer {
+    func allocateID() -> UInt64 {
+        defer { nextID += 1 }
+        return nextID
+    }
+
+    func established(_ wsi: OpaquePointer, _ pss: UnsafeMutablePointer<fs_pss_t>) {
+        let id = allocateID()
+        pss.pointee.id = id
+        let name = lws_get_protocol(wsi).flatMap { $0.pointee.name.map { String(cString: $0) } } ?? ""
+        var headers = Headers.all(wsi)
+        headers["query"] = Headers.query(wsi)
+        let c = Connection(
+            id: id, wsi: wsi, batching: name == Subprotocol.batch,
+            peer: Headers.peer(wsi), upgradeHeaders: headers, writer: writer)
+        connections[id] = c
+        delegate?.opened(c)
+    }
+
+    func receive(_ c: Connection, _ input: UnsafeMutableRawPointer?, _ len: Int) -> CallbackResult {
+        let wsi = c.wsi
+        if lws_frame_is_binary(wsi) != 0 {
+            counters.closedBinary += 1
+            return closeNow(wsi, .unsupportedData, "binary frames are not accepted")
+        }
+        if c.rx.count + len > config.maxMessageBytes {
+            counters.closedTooLarge += 1
+            return closeNow(wsi, .messageTooBig, "message over \(config.maxMessageBytes) bytes")
+        }
+        if let input, len > 0 {
+            c.rx.append(contentsOf: UnsafeRawBufferPointer(start: input, count: len))
+        }
+        guard lws_is_final_fragment(wsi) != 0, lws_remaining_packet_payload(wsi) == 0 else { return .proceed }
+        let message = c.rx
+        c.rx.removeAll(keepingCapacity: c.rx.capacity <= 4096)
+        message.withUnsafeBytes { delegate?.received(c, $0) }
+        return .proceed
+    }
+
+    /// Closes from inside this connection's own callback: the close frame
+    /// is queued, and the callback's `.hangUp` makes lws send it and go.
+    func closeNow(_ wsi: OpaquePointer, _ code: CloseCode, _ reason: String) -> CallbackResult {
+        var bytes = Array(reason.utf8.prefix(120))
+        lws_close_reason(wsi, code.lws, &bytes, bytes.count)
+        return .hangUp
+    }
+}
