@@ -3,7 +3,7 @@ import PackageDescription
 
 /// Targets are the architecture: FoldCore is pure and everything points at it;
 /// FoldHub (the hub's state machine) is pure too and sees only FoldCore;
-/// FoldTransport alone imports libwebsockets, FoldStore alone imports SQLite;
+/// FoldTransport alone imports libwebsockets, FoldStore alone imports SQLite, FoldPostgres alone libpq;
 /// FoldDaemon drives the hub over them; the executables are thin.
 let package = Package(
     name: "foldsync",
@@ -18,6 +18,9 @@ let package = Package(
             name: "CLibWebSockets", pkgConfig: "libwebsockets",
             providers: [.apt(["libwebsockets-dev"])]),
         .systemLibrary(
+            name: "CLibPQ", pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"])]),
+        .systemLibrary(
             name: "CSQLite", pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]),
         // epoll and timerfd for the benchmark's own loop (not in Swift's Glibc module).
@@ -27,9 +30,11 @@ let package = Package(
         .target(name: "FoldCore"),
         .target(name: "FoldTransport", dependencies: ["FoldCore", "CLibWebSockets"]),
         .target(name: "FoldStore", dependencies: ["FoldCore", "CSQLite"]),
+        // The PostgreSQL engine, for several daemons sharing one set of boards.
+        .target(name: "FoldPostgres", dependencies: ["FoldCore", "CLibPQ"]),
         // No transport, no store, no Foundation: every decision, testable without I/O.
         .target(name: "FoldHub", dependencies: ["FoldCore"]),
-        .target(name: "FoldDaemon", dependencies: ["FoldCore", "FoldHub", "FoldTransport", "FoldStore"]),
+        .target(name: "FoldDaemon", dependencies: ["FoldCore", "FoldHub", "FoldTransport", "FoldStore", "FoldPostgres"]),
         .executableTarget(name: "foldsyncd", dependencies: ["FoldDaemon"]),
         // The load generator: its own epoll WebSocket client (the default), or
         // FoldTransport's libwebsockets client with `--client lws`.

@@ -55,6 +55,8 @@ public protocol BoardStore: AnyObject {
     func commit(_ batch: CommitBatch) throws(StoreError)
     /// A cheap write that succeeds only when the store accepts writes again.
     func probe() throws(StoreError)
+    /// Creates a board unless one of that name exists; true when this call created it.
+    func createIfAbsent(_ board: StoredBoard) throws(StoreError) -> Bool
 }
 
 /// A store failure, with the engine's own words.
