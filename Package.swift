@@ -43,7 +43,10 @@ let package = Package(
         .executableTarget(name: "foldsync", dependencies: ["FoldCore", "FoldClient", "FoldTransport", "CTerminal"]),
         .testTarget(name: "FoldCoreTests", dependencies: ["FoldCore"]),
         .testTarget(name: "FoldHubTests", dependencies: ["FoldCore", "FoldHub"]),
-        .testTarget(name: "FoldDaemonTests", dependencies: ["FoldCore"]),
+        .testTarget(name: "FoldDaemonTests", dependencies: ["FoldCore", "PostgresTestSupport"]),
+        // A real PostgreSQL server for the tests (initdb in a temporary directory, loopback, a free port).
+        .target(name: "PostgresTestSupport", path: "Tests/PostgresTestSupport"),
+        .testTarget(name: "FoldPostgresTests", dependencies: ["FoldCore", "FoldPostgres", "PostgresTestSupport"]),
         .testTarget(name: "FoldTransportTests", dependencies: ["FoldTransport"]),
         .testTarget(name: "FoldClientTests", dependencies: ["FoldCore", "FoldClient", "FoldTransport"]),
         .testTarget(name: "FoldsyncCLITests", dependencies: ["FoldClient"]),

@@ -6,6 +6,7 @@ enum PostgresBatch {
     static let rowsPerInsert = 1_000
 
     static func write(_ batch: CommitBatch, on c: PGConnection) throws(PGError) {
+        try lockAndCheck(batch, on: c)
         for name in batch.deletions {
             try c.query("DELETE FROM foldsync_boards WHERE name = $1", [name])
             try c.query("DELETE FROM foldsync_changes WHERE board = $1", [name])
@@ -37,6 +38,30 @@ enum PostgresBatch {
             try c.query("DELETE FROM foldsync_changes WHERE board = $1 AND rev <= $2", [b.name, String(b.rev - batch.historyLimit)])
         }
     }
+
+    /// Locks the rows of the boards the batch puts (`FOR UPDATE`, so two
+    /// daemons on one database take turns per board) and refuses the batch
+    /// when another daemon moved one of them since this one read it: its
+    /// revs would collide with theirs, and a change would be lost.
+    ///
+    /// A row at another epoch (or none) is being replaced or created by this
+    /// batch: epochs are random per creation, so only the same epoch can be stale.
+    static func lockAndCheck(_ batch: CommitBatch, on c: PGConnection) throws(PGError) {
+        var firstRev: [String: Int] = [:]
+        for ch in batch.changes where firstRev[ch.board] == nil { firstRev[ch.board] = ch.rev }
+        for b in batch.boards.sorted(by: { $0.name < $1.name }) {   // one lock order for every node: no deadlock
+            let r = try c.query("SELECT epoch, rev FROM foldsync_boards WHERE name = $1 FOR UPDATE", [b.name])
+            guard r.rows == 1, r.text(0, 0) == b.epoch else { continue }
+            let base = firstRev[b.name].map { $0 - 1 } ?? b.rev
+            guard r.int(0, 1) == base else {
+                throw PGError(message: "board '\(b.name)' was moved by another node (it is at rev \(r.int(0, 1) ?? -1), this batch follows rev \(base))",
+                              sqlstate: conflictState, connectionLost: false)
+            }
+        }
+    }
+
+    /// Our own SQLSTATE-like code for `lockAndCheck`'s refusal (class 40: transaction rollback).
+    static let conflictState = "40F01"
 
     /// After a connection lost during COMMIT: true when every board of the
     /// batch stands where the batch put it (so the COMMIT happened).
