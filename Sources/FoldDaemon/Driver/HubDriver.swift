@@ -71,6 +71,8 @@ final class HubDriver {
         case .notify(let message): notifier.send(message)
         case .stopAccepting: server.refuseNewConnections = true
         case .stopServer: server.stop()
+        // Only a shared store's follower answers these; no follower runs yet, so nothing asks.
+        case .catchUp: break
         }
     }
 

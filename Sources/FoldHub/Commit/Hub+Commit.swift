@@ -48,6 +48,7 @@ extension Hub {
             if seconds > 0 { metrics.observeCommit(seconds) }
             for e in flight.entries { apply(e) }
             seal()
+            catchUpDeferred()
         case .failed(let id, let reason):
             guard let flight = pipeline.inFlight, flight.id == id else { return }
             pipeline.inFlight = nil
@@ -62,6 +63,7 @@ extension Hub {
                 answer(e.reply, error: WireError(.internal, "the change could not be stored: \(reason)", board: e.board))
             }
             arm(.probe, at: now.adding(seconds: 1))
+            catchUpDeferred()
         case .probed(let ok, let reason):
             if ok {
                 if pipeline.fault != nil { logger.info("the store accepts writes again") }

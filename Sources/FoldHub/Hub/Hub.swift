@@ -23,6 +23,8 @@ public final class Hub {
     /// Sessions per counted peer address: an index of `sessions`, kept for admission.
     var connectionsPerIP: [String: Int] = [:]
     var phase = Phase.serving
+    /// Boards of a shared store whose remote updates were skipped while this node's writes waited.
+    var behind: Set<String> = []
 
     /// The time of the input being handled.
     private(set) var now: Instant = 0
@@ -58,6 +60,7 @@ public final class Hub {
         case .started: started()
         case .stop: beginShutdown()
         case .tick: tick()
+        case .remote(let update): remote(update)
         }
         checkShutdown()
         // Handed over whole: most inputs (a queue drained) have no effect and then allocate nothing.
