@@ -37,6 +37,8 @@ enum PostgresBatch {
         for b in batch.boards where b.rev > batch.historyLimit {
             try c.query("DELETE FROM foldsync_changes WHERE board = $1 AND rev <= $2", [b.name, String(b.rev - batch.historyLimit)])
         }
+        // Delivered at COMMIT, to every daemon's follower: a wake-up, the tables say what changed.
+        try c.query("NOTIFY \(PostgresFollower.channel)")
     }
 
     /// Locks the rows of the boards the batch puts (`FOR UPDATE`, so two

@@ -15,6 +15,8 @@ final class HubDriver {
     let mailbox: Mailbox
     let notifier: Notifier
     var committer: Committer!
+    /// Follows a shared (PostgreSQL) store; nil on SQLite.
+    var follower: Follower?
     var web: StaticFiles
     /// The earliest tick a timer is armed for; a later `wakeAt` needs no other.
     private var armedWake: Instant?
@@ -71,8 +73,7 @@ final class HubDriver {
         case .notify(let message): notifier.send(message)
         case .stopAccepting: server.refuseNewConnections = true
         case .stopServer: server.stop()
-        // Only a shared store's follower answers these; no follower runs yet, so nothing asks.
-        case .catchUp: break
+        case .catchUp(let board, let epoch, let after): follower?.catchUp(board: board, epoch: epoch, after: after)
         }
     }
 

@@ -6,4 +6,6 @@ enum HubEvent: Sendable {
     /// SIGHUP: a configuration that parsed and validated.
     case reload(DaemonConfig)
     case reloadRefused(String)
+    /// What other daemons committed to a shared store (the follower thread).
+    case remote(RemoteUpdate)
 }

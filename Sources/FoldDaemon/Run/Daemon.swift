@@ -83,12 +83,18 @@ public enum Daemon {
             let mailbox = driver.mailbox
             driver.committer = Committer(store: store) { mailbox.post(.commit($0)) }
             driver.committer.start()
+            if !config.store.isEmpty {
+                driver.follower = Follower(uri: config.store, timeoutMs: config.storeBusyMs, boards: loaded,
+                                           logger: logger.labelled("follower")) { mailbox.post(.remote($0)) }
+                driver.follower?.start()
+            }
             server.delegate = driver
             outcome.withLock { $0 = .success((server.port, mailbox)) }
             started.signal()
             driver.feed(.started)
             server.run()
             driver.committer.stop(timeout: Double(hub.config.shutdownTimeout))
+            driver.follower?.stop(timeout: 2)
             finished.signal()
         }
         thread.name = "foldsync-lws"
