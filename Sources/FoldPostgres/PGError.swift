@@ -13,5 +13,5 @@ struct PGError: Error, CustomStringConvertible {
     }
 
     /// The form the `BoardStore` protocol speaks.
-    var storeError: StoreError { StoreError("postgresql: \(description)") }
+    var storeError: StoreError { StoreError("postgresql: \(description)", moved: sqlstate == PostgresBatch.conflictState) }
 }

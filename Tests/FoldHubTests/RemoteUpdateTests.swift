@@ -76,3 +76,40 @@ import Testing
         #expect(h.hub.board("default") == nil)
     }
 }
+
+/// A batch a shared store refused (another node moved the board first): its
+/// actions wait for the catch-up, then apply on the newer state.
+@Suite struct MovedBatchTests {
+    @Test func refusedActionsAreAppliedAgainOnTheCaughtUpState() throws {
+        let h = HubHarness()
+        h.open(1)
+        h.subscribe(1)
+        _ = h.read(1)
+        h.act(1, "toggle", #""section":"s2""#, tag: "mine")
+        let refused = h.commits.removeFirst()
+        h.feed(.committed(.moved(batch: refused.id, reason: "moved")))
+        #expect(h.read(1).isEmpty, "neither an answer nor a patch yet")
+        #expect(h.catchUps == ["default e0 0"])
+        // The other node had opened s1 at rev 1.
+        let theirs = StoredChange(board: "default", rev: 1, ops: Array(#"[{"op":"replace","path":"/sections/1/expanded","value":true}]"#.utf8))
+        h.feed(.remote(.changes(board: "default", epoch: "e0", [theirs])))
+        #expect(h.read(1).map(\.rev) == [1])
+        h.finishCommits()
+        let got = h.read(1)
+        #expect(got.map(\.type) == ["patch", "ack"])
+        #expect(got.map(\.rev) == [2, 2])
+        // The accordion holds on the newer state: opening s2 closed s1.
+        #expect(h.hub.board("default")?.committed?.sections.map(\.expanded) == [false, false, true])
+    }
+
+    @Test func anIfRevIsCheckedAgainstTheRealHead() {
+        let h = HubHarness()
+        h.open(1)
+        h.act(1, "toggle", #""section":"s2","ifRev":0"#, tag: "mine")
+        let refused = h.commits.removeFirst()
+        h.feed(.committed(.moved(batch: refused.id, reason: "moved")))
+        let theirs = StoredChange(board: "default", rev: 1, ops: Array(#"[{"op":"replace","path":"/sections/1/expanded","value":true}]"#.utf8))
+        h.feed(.remote(.changes(board: "default", epoch: "e0", [theirs])))
+        #expect(h.read(1).map(\.code) == ["conflict"])
+    }
+}

@@ -62,5 +62,11 @@ public protocol BoardStore: AnyObject {
 /// A store failure, with the engine's own words.
 public struct StoreError: Error, Sendable, CustomStringConvertible {
     public var description: String
-    public init(_ description: String) { self.description = description }
+    /// A shared store refused the batch because another daemon moved one of
+    /// its boards first: nothing was written, and the actions can be re-applied on the newer state.
+    public var moved = false
+    public init(_ description: String, moved: Bool = false) {
+        self.description = description
+        self.moved = moved
+    }
 }

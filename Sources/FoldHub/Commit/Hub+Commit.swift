@@ -2,6 +2,8 @@ import FoldCore
 
 extension Hub {
     func enqueue(_ entry: PendingEntry) {
+        var entry = entry
+        entry.intent = performing
         pipeline.pending.append(entry)
         if pipeline.inFlight == nil { seal() }
     }
@@ -64,6 +66,10 @@ extension Hub {
             }
             arm(.probe, at: now.adding(seconds: 1))
             catchUpDeferred()
+        case .moved(let id, let reason):
+            guard let flight = pipeline.inFlight, flight.id == id else { return }
+            pipeline.inFlight = nil
+            requeueMoved(flight.entries, reason: reason)
         case .probed(let ok, let reason):
             if ok {
                 if pipeline.fault != nil { logger.info("the store accepts writes again") }

@@ -21,6 +21,7 @@ extension Hub {
         case .snapshot(_, let epoch, let rev, let state): replaceRemote(name, epoch: epoch, rev: rev, state: state)
         case .deleted: deleteRemote(name)
         }
+        retryHeld(on: name)
     }
 
     func hasWritesWaiting(on board: String) -> Bool {
@@ -99,5 +100,44 @@ extension Limits {
         l.maxBoards = .max; l.maxSections = .max; l.maxItems = .max
         l.maxTitleBytes = .max; l.maxItemBytes = .max; l.maxBoardBytes = .max
         return l
+    }
+}
+
+extension Hub {
+    /// Another node moved a board of the refused batch first. Nothing was
+    /// written: every head goes back to what is committed, the actions wait
+    /// for their boards' catch-up and are then applied again on the newer
+    /// state (actions are intents; `ifRev` meets the real head). What has no
+    /// intent (a delete) is refused as a failed write would be.
+    func requeueMoved(_ entries: [PendingEntry], reason: String) {
+        let refused = entries + pipeline.pending
+        pipeline.pending = []
+        for b in boards.values { b.rollBack() }
+        boards = boards.filter { $0.value.committed != nil }
+        metrics.commitFailures += 1
+        logger.debug("batch refused by the shared store, re-applying after catch-up: \(reason)")
+        var boardsToRead: [String] = []
+        for e in refused {
+            guard e.intent != nil else {
+                answer(e.reply, error: WireError(.internal, "the change could not be stored: \(reason)", board: e.board))
+                continue
+            }
+            if !held.contains(where: { $0.board == e.board }) && !boardsToRead.contains(e.board) { boardsToRead.append(e.board) }
+            held.append(e)
+        }
+        for name in boardsToRead {
+            emit(.catchUp(board: name, epoch: boards[name]?.epoch ?? "", after: boards[name]?.rev ?? 0))
+        }
+        catchUpDeferred()
+    }
+
+    /// The board's catch-up was applied: its held actions go again, in the order they came.
+    func retryHeld(on board: String) {
+        guard held.contains(where: { $0.board == board }) else { return }
+        let mine = held.filter { $0.board == board }
+        held.removeAll { $0.board == board }
+        for e in mine {
+            if let intent = e.intent { perform(intent.request, reply: e.reply, by: intent.by) }
+        }
     }
 }

@@ -25,6 +25,10 @@ public final class Hub {
     var phase = Phase.serving
     /// Boards of a shared store whose remote updates were skipped while this node's writes waited.
     var behind: Set<String> = []
+    /// Actions of a batch a shared store refused, waiting for their board's catch-up to be applied again.
+    var held: [PendingEntry] = []
+    /// The action `perform` is queueing (attached to its entry by `enqueue`).
+    var performing: Intent?
 
     /// The time of the input being handled.
     private(set) var now: Instant = 0
