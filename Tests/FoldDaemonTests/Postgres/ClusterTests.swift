@@ -58,6 +58,8 @@ import Testing
     @Test func racingWritersOnTwoNodesAreAllAppliedWithConsecutiveRevs() throws {
         let (uri, nodes) = try cluster(2)
         defer { nodes.forEach { $0.shutdown() } }
+        let watchers = try nodes.map { try $0.connect() }
+        var mirrors = try watchers.map { try #require(try $0.subscribe()["state"]) }
         let acked = PthreadLocked("")
         let threads = (0..<2).map { k in
             Thread {
@@ -77,6 +79,15 @@ import Testing
         #expect(logged.split(separator: "\n").compactMap { Int($0) } == Array(1...30))
         #expect(try converge(nodes, rev: 30))
         #expect(try head(nodes[0]) == head(nodes[1]))
+        // Every subscriber, on either node, saw revs 1...30 in order, and its mirror is what GET says.
+        for (k, w) in watchers.enumerated() {
+            for expected in 1...30 {
+                let m = try w.recvSkippingPresence()
+                try #require(m.type == "patch" && m.rev == expected, "node \(k): expected patch \(expected), got \(m)")
+                mirrors[k] = try JSONPatch.apply(try #require(m["ops"]), to: mirrors[k])
+            }
+            #expect(mirrors[k] == (try head(nodes[k])["state"]), "mirror on node \(k)")
+        }
     }
 
     /// Two nodes open different sections at the same instant: both acked, and one section stays open.
