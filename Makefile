@@ -4,10 +4,10 @@
 
 SWIFT ?= swift
 PREFIX ?= /usr/local
-APT_PACKAGES = libwebsockets-dev libsqlite3-dev libssl-dev pkg-config
-# The terminal client's tests drive it in tmux; the dashboard's pure modules
+APT_PACKAGES = libwebsockets-dev libsqlite3-dev libssl-dev libpq-dev pkg-config
+# The PostgreSQL tests start their own server; the terminal client's tests drive it in tmux; the dashboard's pure modules
 # are tested with node's built-in runner (no npm packages).
-TEST_PACKAGES = tmux chromium chromium-driver fonts-wqy-microhei python3-venv openssl nodejs
+TEST_PACKAGES = postgresql tmux chromium chromium-driver fonts-wqy-microhei python3-venv openssl nodejs
 RELEASE = .build/release
 LISTEN ?= 127.0.0.1:7681
 DB ?= ./foldsync.db

@@ -4,7 +4,7 @@ import PackageDescription
 /// Targets are the architecture: FoldCore is pure and everything points at it;
 /// FoldHub (the hub's state machine) is pure too and sees only FoldCore;
 /// FoldTransport alone imports libwebsockets, FoldStore alone imports SQLite,
-/// FoldCrypto alone imports OpenSSL;
+/// FoldPostgres alone libpq, FoldCrypto alone OpenSSL;
 /// FoldDaemon drives the hub over them; the executables are thin.
 let package = Package(
     name: "foldsync",
@@ -18,6 +18,9 @@ let package = Package(
         .systemLibrary(
             name: "CLibWebSockets", pkgConfig: "libwebsockets",
             providers: [.apt(["libwebsockets-dev"])]),
+        .systemLibrary(
+            name: "CLibPQ", pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"])]),
         .systemLibrary(
             name: "CSQLite", pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]),
@@ -36,9 +39,11 @@ let package = Package(
         .target(name: "FoldCrypto", dependencies: ["FoldCore", "CCrypto"]),
         // How other threads reach an lws service thread (the daemon's and the terminal client's).
         .target(name: "FoldMailbox", dependencies: ["FoldTransport"]),
+        // The PostgreSQL engine, for several daemons sharing one set of boards.
+        .target(name: "FoldPostgres", dependencies: ["FoldCore", "CLibPQ"]),
         // No transport, no store, no Foundation: every decision, testable without I/O.
         .target(name: "FoldHub", dependencies: ["FoldCore"]),
-        .target(name: "FoldDaemon", dependencies: ["FoldCore", "FoldHub", "FoldTransport", "FoldStore", "FoldMailbox", "FoldCrypto"]),
+        .target(name: "FoldDaemon", dependencies: ["FoldCore", "FoldHub", "FoldTransport", "FoldStore", "FoldPostgres", "FoldMailbox", "FoldCrypto"]),
         .executableTarget(name: "foldsyncd", dependencies: ["FoldDaemon"]),
         // The load generator: its own epoll WebSocket client (the default), or
         // FoldTransport's libwebsockets client with `--client lws`.
@@ -51,7 +56,10 @@ let package = Package(
         .testTarget(name: "FoldHubTests", dependencies: ["FoldCore", "FoldHub", "FoldCrypto"]),
         .testTarget(name: "FoldCryptoTests", dependencies: ["FoldCore", "FoldCrypto"]),
         .testTarget(name: "FoldStoreTests", dependencies: ["FoldCore", "FoldStore"]),
-        .testTarget(name: "FoldDaemonTests", dependencies: ["FoldCore", "FoldCrypto", "FoldDaemon", "FoldTestSupport"]),
+        .testTarget(name: "FoldDaemonTests", dependencies: ["FoldCore", "FoldCrypto", "FoldDaemon", "FoldTestSupport", "PostgresTestSupport"]),
+        // A real PostgreSQL server for the tests (initdb in a temporary directory, loopback, a free port).
+        .target(name: "PostgresTestSupport", path: "Tests/PostgresTestSupport"),
+        .testTarget(name: "FoldPostgresTests", dependencies: ["FoldCore", "FoldPostgres", "PostgresTestSupport"]),
         .testTarget(name: "FoldTransportTests", dependencies: ["FoldTransport"]),
         .testTarget(name: "FoldClientTests", dependencies: ["FoldCore", "FoldClient", "FoldTransport"]),
         .testTarget(name: "FoldsyncCLITests", dependencies: ["FoldClient", "FoldTestSupport"]),

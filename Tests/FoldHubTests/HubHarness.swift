@@ -20,6 +20,8 @@ final class HubHarness {
     var reports: [ReloadReport] = []
     /// sd_notify messages, in order.
     var notifications: [String] = []
+    /// `catchUp` requests, as `board epoch after`.
+    var catchUps: [String] = []
     /// Answer every commit at once (else the test calls `finishCommits`).
     var autoCommit = false
 
@@ -64,6 +66,7 @@ final class HubHarness {
         case .serveFile(let x, _, _), .serveMetrics(let x): responses[x] = HubResponse(status: 200)
         case .reloaded(let r): reports.append(r)
         case .notify(let m): notifications.append(m)
+        case .catchUp(let board, let epoch, let after): catchUps.append("\(board) \(epoch) \(after)")
         case .wakeAt, .stopAccepting, .stopServer: break
         }
     }

@@ -17,7 +17,7 @@ import Testing
         "allow-origin": "https://a.example", "allow-query-token": "true", "metrics-public": "true", "auth-timeout": "8",
         "max-connections": "9", "max-connections-per-ip": "10", "per-ip-counts-loopback": "true",
         "max-actions-per-second": "11", "action-burst": "12", "max-subscriptions": "13",
-        "tls-cert": "/etc/c.pem", "tls-key": "/etc/k.pem",
+        "tls-cert": "/etc/c.pem", "tls-key": "/etc/k.pem", "store": "postgresql://foldsync@127.0.0.1:5432/foldsync",
     ]
 
     @Test func everyOptionHasASample() {

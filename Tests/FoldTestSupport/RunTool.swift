@@ -59,13 +59,13 @@ final class LogBuffer: Sendable {
 
 /// A string behind a pthread mutex (which ThreadSanitizer understands,
 /// unlike `Synchronization.Mutex`'s contended path).
-final class PthreadLocked: @unchecked Sendable {
+public final class PthreadLocked: @unchecked Sendable {
     private var value: String
     private let lock = NSLock()
 
-    init(_ value: String) { self.value = value }
+    public init(_ value: String) { self.value = value }
 
-    func withLock<R>(_ body: (inout String) throws -> R) rethrows -> R {
+    public func withLock<R>(_ body: (inout String) throws -> R) rethrows -> R {
         lock.lock()
         defer { lock.unlock() }
         return try body(&value)

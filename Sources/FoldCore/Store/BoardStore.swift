@@ -55,10 +55,18 @@ public protocol BoardStore: AnyObject {
     func commit(_ batch: CommitBatch) throws(StoreError)
     /// A cheap write that succeeds only when the store accepts writes again.
     func probe() throws(StoreError)
+    /// Creates a board unless one of that name exists; true when this call created it.
+    func createIfAbsent(_ board: StoredBoard) throws(StoreError) -> Bool
 }
 
 /// A store failure, with the engine's own words.
 public struct StoreError: Error, Sendable, CustomStringConvertible {
     public var description: String
-    public init(_ description: String) { self.description = description }
+    /// A shared store refused the batch because another daemon moved one of
+    /// its boards first: nothing was written, and the actions can be re-applied on the newer state.
+    public var moved = false
+    public init(_ description: String, moved: Bool = false) {
+        self.description = description
+        self.moved = moved
+    }
 }

@@ -57,7 +57,8 @@ final class Committer: Sendable {
                     let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
                     report(.committed(batch: sealed.id, seconds: seconds))
                 } catch {
-                    report(.failed(batch: sealed.id, reason: error.description))
+                    report(error.moved ? .moved(batch: sealed.id, reason: error.description)
+                                       : .failed(batch: sealed.id, reason: error.description))
                 }
             case .probe:
                 do {

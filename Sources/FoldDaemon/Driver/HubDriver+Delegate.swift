@@ -33,6 +33,7 @@ extension HubDriver: WebServerDelegate {
             case .stop: feed(.stop)
             case .reload(let config): feed(.reload(config))
             case .reloadRefused(let why): feed(.reloadRefused(why))
+            case .remote(let update): feed(.remote(update))
             }
         }
     }

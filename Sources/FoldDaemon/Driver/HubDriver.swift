@@ -15,6 +15,8 @@ final class HubDriver {
     let mailbox: HubMailbox
     let notifier: Notifier
     var committer: Committer!
+    /// Follows a shared (PostgreSQL) store; nil on SQLite.
+    var follower: Follower?
     var web: StaticFiles
     /// The earliest tick a timer is armed for; a later `wakeAt` needs no other.
     private var armedWake: Instant?
@@ -72,6 +74,7 @@ final class HubDriver {
             do { try notifier.send(message) } catch { hub.logger.debug("sd_notify \(message.prefix(while: { $0 != "=" })): \(error)") }
         case .stopAccepting: server.refuseNewConnections = true
         case .stopServer: server.stop()
+        case .catchUp(let board, let epoch, let after): follower?.catchUp(board: board, epoch: epoch, after: after)
         }
     }
 

@@ -8,6 +8,8 @@ enum HubEvent: Sendable {
     /// SIGHUP: a configuration that parsed and validated.
     case reload(DaemonConfig)
     case reloadRefused(String)
+    /// What other daemons committed to a shared store (the follower thread).
+    case remote(RemoteUpdate)
 }
 
 /// The hub's mailbox: signals and the committer post, the driver drains in `woken()`.

@@ -43,18 +43,24 @@ public enum Daemon {
     static func run(_ config: DaemonConfig, sources: ConfigSources) -> Int32 {
         let logger = Logger(level: config.logLevel, label: "foldsyncd", leveledSink: LogSink.make(environment: sources.environment))
         let notifier = Notifier(environment: sources.environment)
-        let store: SQLiteStore
+        let store: any BoardStore & Sendable
         let loaded: [LoadedBoard]
+        do throws(StoreOpener.Failure) {
+            store = try StoreOpener.open(config)
+        } catch {
+            logger.error("cannot open the store \(StoreOpener.describe(config)): \(error.message)")
+            return error.status
+        }
         do {
-            store = try SQLiteStore(path: config.db, busyTimeoutMs: config.storeBusyMs)
             var boards = try LoadedBoard.loadAll(from: store, history: config.historyPerBoard, logger: logger)
             if boards.isEmpty {
-                boards = [try createDefault(in: store, history: config.historyPerBoard)]
-                logger.info("empty store: created the 'default' board")
+                if try createDefault(in: store) { logger.info("empty store: created the 'default' board") }
+                // Another daemon on the same database may have created it first: read back what won.
+                boards = try LoadedBoard.loadAll(from: store, history: config.historyPerBoard, logger: logger)
             }
             loaded = boards
         } catch {
-            logger.error("cannot open the store \(config.db): \(error)")
+            logger.error("cannot read the store \(StoreOpener.describe(config)): \(error)")
             return 1
         }
 
@@ -78,12 +84,18 @@ public enum Daemon {
             let mailbox = driver.mailbox
             driver.committer = Committer(store: store) { mailbox.post(.commit($0)) }
             driver.committer.start()
+            if !config.store.isEmpty {
+                driver.follower = Follower(uri: config.store, timeoutMs: config.storeBusyMs, boards: loaded,
+                                           logger: logger.labelled("follower")) { mailbox.post(.remote($0)) }
+                driver.follower?.start()
+            }
             server.delegate = driver
             outcome.withLock { $0 = .success((server.port, mailbox)) }
             started.signal()
             driver.feed(.started)
             server.run()
             driver.committer.stop(timeout: Double(hub.config.shutdownTimeout))
+            driver.follower?.stop(timeout: 2)
             finished.signal()
         }
         thread.name = "foldsync-lws"
@@ -99,7 +111,7 @@ public enum Daemon {
         case .success(let (port, box)):
             mailbox = box
             let host = config.host.contains(":") ? "[\(config.host)]" : config.host
-            logger.info("foldsyncd \(DaemonVersion.string) listening on \(host):\(port) (\(config.tls ? "wss" : "ws")://\(host):\(port)/ws), store \(config.db), event loop \(config.eventLoop)")
+            logger.info("foldsyncd \(DaemonVersion.string) listening on \(host):\(port) (\(config.tls ? "wss" : "ws")://\(host):\(port)/ws), store \(StoreOpener.describe(config)), event loop \(config.eventLoop)")
         }
 
         do {
@@ -136,11 +148,8 @@ public enum Daemon {
         return 0
     }
 
-    static func createDefault(in store: SQLiteStore, history: Int) throws(StoreError) -> LoadedBoard {
-        let epoch = Hub.newEpoch()
-        var batch = CommitBatch(historyLimit: history)
-        batch.boards = [StoredBoard(name: "default", epoch: epoch, rev: 0, state: Board.initial.encoded())]
-        try store.commit(batch)
-        return LoadedBoard(name: "default", epoch: epoch, rev: 0, board: Board.initial, changes: [])
+    /// The `default` board of an empty store, created once even when several daemons start together.
+    static func createDefault(in store: any BoardStore) throws(StoreError) -> Bool {
+        try store.createIfAbsent(StoredBoard(name: "default", epoch: Hub.newEpoch(), rev: 0, state: Board.initial.encoded()))
     }
 }

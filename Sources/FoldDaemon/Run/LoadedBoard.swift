@@ -13,9 +13,7 @@ struct LoadedBoard: Sendable {
     /// what was accepted once stays readable if limits were lowered since.
     static func loadAll(from store: any BoardStore, history: Int, logger: Logger) throws(StoreError) -> [LoadedBoard] {
         var out: [LoadedBoard] = []
-        var open = Limits()
-        open.maxBoards = .max; open.maxSections = .max; open.maxItems = .max
-        open.maxTitleBytes = .max; open.maxItemBytes = .max; open.maxBoardBytes = .max
+        let open = openLimits
         for stored in try store.loadBoards() {
             let board: Board
             do {
@@ -28,6 +26,14 @@ struct LoadedBoard: Sendable {
             out.append(LoadedBoard(name: stored.name, epoch: stored.epoch, rev: stored.rev, board: board, changes: changes))
         }
         return out
+    }
+
+    /// No limit: what the store holds was accepted once.
+    static var openLimits: Limits {
+        var open = Limits()
+        open.maxBoards = .max; open.maxSections = .max; open.maxItems = .max
+        open.maxTitleBytes = .max; open.maxItemBytes = .max; open.maxBoardBytes = .max
+        return open
     }
 
     func state(history: Int) -> BoardState {

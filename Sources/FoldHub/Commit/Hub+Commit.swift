@@ -2,6 +2,8 @@ import FoldCore
 
 extension Hub {
     func enqueue(_ entry: PendingEntry) {
+        var entry = entry
+        entry.intent = performing
         pipeline.pending.append(entry)
         if pipeline.inFlight == nil { seal() }
     }
@@ -48,6 +50,7 @@ extension Hub {
             if seconds > 0 { metrics.observeCommit(seconds) }
             for e in flight.entries { apply(e) }
             seal()
+            catchUpDeferred()
         case .failed(let id, let reason):
             guard let flight = pipeline.inFlight, flight.id == id else { return }
             pipeline.inFlight = nil
@@ -62,6 +65,11 @@ extension Hub {
                 answer(e.reply, error: WireError(.internal, "the change could not be stored: \(reason)", board: e.board))
             }
             arm(.probe, at: now.adding(seconds: 1))
+            catchUpDeferred()
+        case .moved(let id, let reason):
+            guard let flight = pipeline.inFlight, flight.id == id else { return }
+            pipeline.inFlight = nil
+            requeueMoved(flight.entries, reason: reason)
         case .probed(let ok, let reason):
             if ok {
                 if pipeline.fault != nil { logger.info("the store accepts writes again") }

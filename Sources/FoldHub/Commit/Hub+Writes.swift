@@ -4,6 +4,8 @@ extension Hub {
     /// Applies an action to the head and queues it for commit; the reply
     /// (and the patch) wait for the commit.
     func perform(_ request: ActionRequest, reply: Reply, by: String?) {
+        performing = Intent(request: request, by: by)
+        defer { performing = nil }
         let name = request.board
         if let fault = pipeline.fault {
             return answer(reply, error: WireError(.internal, "the store refuses writes (\(fault)); try again later", id: request.id, board: name))

@@ -30,4 +30,13 @@ struct PendingEntry {
     var board: String
     /// The rev the answer carries.
     var rev: Int
+    /// The action as asked, to apply again on a newer head when a shared
+    /// store refuses the batch (another node moved the board first).
+    var intent: Intent? = nil
+}
+
+/// An action as a client asked for it: what it means does not depend on the rev it was applied at.
+struct Intent {
+    var request: ActionRequest
+    var by: String?
 }

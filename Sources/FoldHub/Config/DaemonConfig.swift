@@ -28,6 +28,9 @@ public struct DaemonConfig: Sendable, Equatable {
 
     /// SQLite file holding boards and their recent changes.
     public var db = "./foldsync.db"
+    /// A `postgresql://` URI: the boards live in PostgreSQL (shared by several
+    /// daemons) and `db` is not used. Empty: the SQLite file at `db`.
+    public var store = ""
     public var limits = Limits()
     public var logLevel: LogLevel = .info
     /// Changes kept per board for resuming subscribers (also across restarts).

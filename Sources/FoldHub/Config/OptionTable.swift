@@ -16,6 +16,10 @@ public enum OptionTable {
                      },
                      show: { $0.listen }, keep: { c, old in c.host = old.host; c.port = old.port }),
         .string("db", "PATH", "SQLite store ($STATE_DIRECTORY/foldsync.db under systemd)", live: false, \.db) { $0.isEmpty ? "expects a path" : nil },
+        .field("store", "URI", "postgresql://USER@HOST:PORT/DB: boards in PostgreSQL, shared by several daemons (then db is unused)",
+               live: false, \.store, show: StoreURI.redacted) { v in
+            StoreURI.isPostgres(v) || v.isEmpty ? .success(v) : .failure(Why("expects a postgresql:// URI, got '\(StoreURI.redacted(v))'"))
+        },
         .field("log-level", "LEVEL", "error, warning, info or debug", live: true, \.logLevel, show: { $0.name }) { v in
             LogLevel(name: v).map { .success($0) } ?? .failure(Why("expects error, warning, info or debug, got '\(v)'"))
         },

@@ -23,6 +23,12 @@ public final class Hub {
     /// Sessions per counted peer address: an index of `sessions`, kept for admission.
     var connectionsPerIP: [String: Int] = [:]
     var phase = Phase.serving
+    /// Boards of a shared store whose remote updates were skipped while this node's writes waited.
+    var behind: Set<String> = []
+    /// Actions of a batch a shared store refused, waiting for their board's catch-up to be applied again.
+    var held: [PendingEntry] = []
+    /// The action `perform` is queueing (attached to its entry by `enqueue`).
+    var performing: Intent?
 
     /// The time of the input being handled.
     private(set) var now: Instant = 0
@@ -62,6 +68,7 @@ public final class Hub {
         case .started: started()
         case .stop: beginShutdown()
         case .tick: tick()
+        case .remote(let update): remote(update)
         }
         checkShutdown()
         // Handed over whole: most inputs (a queue drained) have no effect and then allocate nothing.

@@ -35,6 +35,10 @@ public enum HubEffect {
     case stopAccepting
     /// Every client is gone (or the shutdown timeout passed): stop the loop.
     case stopServer
+    /// A shared store's board moved past what `remote` could apply (a gap,
+    /// another epoch, or skipped while this node's writes were waiting): read
+    /// its changes after `after` (or the board, when they are gone) and answer with `remote`.
+    case catchUp(board: String, epoch: String, after: Int)
 }
 
 /// What a reload changed, for the log and for tests.

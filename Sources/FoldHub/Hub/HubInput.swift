@@ -32,6 +32,8 @@ public enum HubInput {
     case stop
     /// The time asked for with `wakeAt` (or any later one) has come.
     case tick
+    /// Another node's commits, read from a shared store (several daemons).
+    case remote(RemoteUpdate)
 }
 
 /// An HTTP request with its whole body.

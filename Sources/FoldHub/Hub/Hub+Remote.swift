@@ -1,0 +1,143 @@
+import FoldCore
+
+extension Hub {
+    /// Applies another node's commits to the committed state and fans them
+    /// out in rev order, as if they were this node's own.
+    ///
+    /// A board with writes of this node waiting for the store is left alone:
+    /// its batch will commit on top of the real head or be refused, and the
+    /// board is caught up (`catchUp`) once the store has answered.
+    func remote(_ update: RemoteUpdate) {
+        let name: String
+        switch update {
+        case .changes(let b, _, _), .snapshot(let b, _, _, _), .deleted(let b): name = b
+        }
+        if hasWritesWaiting(on: name) {
+            behind.insert(name)
+            return
+        }
+        switch update {
+        case .changes(_, let epoch, let changes): applyRemote(changes, to: name, epoch: epoch)
+        case .snapshot(_, let epoch, let rev, let state): replaceRemote(name, epoch: epoch, rev: rev, state: state)
+        case .deleted: deleteRemote(name)
+        }
+        retryHeld(on: name)
+    }
+
+    func hasWritesWaiting(on board: String) -> Bool {
+        pipeline.pending.contains { $0.board == board } || (pipeline.inFlight?.entries.contains { $0.board == board } ?? false)
+    }
+
+    /// After the store answered: ask for the boards skipped meanwhile.
+    func catchUpDeferred() {
+        for name in behind.sorted() where !hasWritesWaiting(on: name) {
+            behind.remove(name)
+            let b = boards[name]
+            emit(.catchUp(board: name, epoch: b?.epoch ?? "", after: b?.rev ?? 0))
+        }
+    }
+
+    private func applyRemote(_ changes: [StoredChange], to name: String, epoch: String) {
+        guard let b = boards[name], b.epoch == epoch, var board = b.committed else {
+            return emit(.catchUp(board: name, epoch: boards[name]?.epoch ?? "", after: boards[name]?.rev ?? 0))
+        }
+        for c in changes where c.rev > b.rev {
+            guard c.rev == b.rev + 1, let next = Self.applying(c.ops, to: board) else {
+                // A gap or an unreadable change: the node needs the board as it stands.
+                return emit(.catchUp(board: name, epoch: epoch, after: b.rev))
+            }
+            board = next
+            b.committed = board
+            b.head = board
+            b.rev = c.rev
+            b.headRev = c.rev
+            let message = ServerMessage.patch(board: name, epoch: epoch, rev: c.rev, ops: c.ops, by: nil)
+            b.history.append(message)
+            metrics.changesApplied += 1
+            broadcast(message, on: name)
+        }
+    }
+
+    private func replaceRemote(_ name: String, epoch: String, rev: Int, state: Board) {
+        if let b = boards[name] {
+            guard b.epoch != epoch || rev > b.rev else { return }
+            b.committed = state
+            b.head = state
+            b.epoch = epoch
+            b.headEpoch = epoch
+            b.rev = rev
+            b.headRev = rev
+            b.history.removeAll()
+        } else {
+            let b = BoardState(name: name, epoch: epoch, rev: rev, board: state, head: state)
+            b.history.capacity = config.historyPerBoard
+            boards[name] = b
+        }
+        metrics.changesApplied += 1
+        if let snap = boards[name]?.snapshot() { broadcast(snap, on: name) }
+    }
+
+    private func deleteRemote(_ name: String) {
+        guard let b = boards[name], b.committed != nil else { return }
+        boards[name] = nil
+        metrics.changesApplied += 1
+        broadcast(ServerMessage.deleted(board: name), on: name)
+    }
+
+    /// `ops` (a stored change) applied to `board`; nil when they do not apply.
+    /// Limits are not re-checked: the node that accepted the change checked them.
+    static func applying(_ ops: [UInt8], to board: Board) -> Board? {
+        guard let parsed = try? JSONParser.parse(ops, maxDepth: 256),
+              let doc = try? JSONPatch.apply(parsed, to: board.json) else { return nil }
+        return try? Board(json: doc, limits: .unbounded)
+    }
+}
+
+extension Limits {
+    /// No limit: for documents another node already accepted.
+    static var unbounded: Limits {
+        var l = Limits()
+        l.maxBoards = .max; l.maxSections = .max; l.maxItems = .max
+        l.maxTitleBytes = .max; l.maxItemBytes = .max; l.maxBoardBytes = .max
+        return l
+    }
+}
+
+extension Hub {
+    /// Another node moved a board of the refused batch first. Nothing was
+    /// written: every head goes back to what is committed, the actions wait
+    /// for their boards' catch-up and are then applied again on the newer
+    /// state (actions are intents; `ifRev` meets the real head). What has no
+    /// intent (a delete) is refused as a failed write would be.
+    func requeueMoved(_ entries: [PendingEntry], reason: String) {
+        let refused = entries + pipeline.pending
+        pipeline.pending = []
+        for b in boards.values { b.rollBack() }
+        boards = boards.filter { $0.value.committed != nil }
+        metrics.commitFailures += 1
+        logger.debug("batch refused by the shared store, re-applying after catch-up: \(reason)")
+        var boardsToRead: [String] = []
+        for e in refused {
+            guard e.intent != nil else {
+                answer(e.reply, error: WireError(.internal, "the change could not be stored: \(reason)", board: e.board))
+                continue
+            }
+            if !held.contains(where: { $0.board == e.board }) && !boardsToRead.contains(e.board) { boardsToRead.append(e.board) }
+            held.append(e)
+        }
+        for name in boardsToRead {
+            emit(.catchUp(board: name, epoch: boards[name]?.epoch ?? "", after: boards[name]?.rev ?? 0))
+        }
+        catchUpDeferred()
+    }
+
+    /// The board's catch-up was applied: its held actions go again, in the order they came.
+    func retryHeld(on board: String) {
+        guard held.contains(where: { $0.board == board }) else { return }
+        let mine = held.filter { $0.board == board }
+        held.removeAll { $0.board == board }
+        for e in mine {
+            if let intent = e.intent { perform(intent.request, reply: e.reply, by: intent.by) }
+        }
+    }
+}

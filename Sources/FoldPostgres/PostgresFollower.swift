@@ -1,0 +1,121 @@
+import CLibPQ
+import FoldCore
+import Glibc
+
+/// Reads what other daemons committed to the shared database: `LISTEN` is
+/// only a wake-up (a notification can be lost or coalesced), the tables are
+/// the truth, so every wake-up compares each board's row with the position
+/// last reported and reads the log rows in between, in rev order.
+///
+/// Synchronous and single-threaded: one caller thread (the daemon's
+/// follower thread) owns it and its connection.
+public final class PostgresFollower {
+    /// One thing to tell the hub.
+    public enum Update: Sendable {
+        /// Consecutive changes after the position last reported, at `epoch`.
+        case changes(board: String, epoch: String, [StoredChange])
+        /// The board as it stands (another epoch, or the log no longer covers the gap).
+        case board(StoredBoard)
+        case deleted(board: String)
+    }
+
+    /// The channel every commit notifies (PostgresBatch).
+    static let channel = "foldsync"
+
+    private let uri: String
+    private let timeoutMs: Int
+    private var live: PGConnection?
+    /// The last position reported per board (what the hub has been told).
+    private var seen: [String: (epoch: String, rev: Int)]
+
+    /// `positions`: where the hub's boards stand at start.
+    public init(uri: String, timeoutMs: Int, positions: [String: (epoch: String, rev: Int)]) {
+        self.uri = uri
+        self.timeoutMs = timeoutMs
+        self.seen = positions
+    }
+
+    private func connection() throws(PGError) -> PGConnection {
+        if let c = live, !c.isBroken { return c }
+        live = nil
+        let c = try PGConnection(uri: uri, timeoutMs: timeoutMs)
+        try c.query("LISTEN \(Self.channel)")
+        live = c
+        return c
+    }
+
+    /// Waits up to `waitMs` for a notification, then reports every board that moved.
+    public func next(waitMs: Int32) throws(StoreError) -> [Update] {
+        do throws(PGError) {
+            let c = try connection()
+            var p = pollfd(fd: PQsocket(c.handle), events: Int16(POLLIN), revents: 0)
+            if poll(&p, 1, waitMs) > 0 {
+                guard PQconsumeInput(c.handle) == 1 else {
+                    live = nil
+                    throw PGError(message: PGConnection.trimmed(PQerrorMessage(c.handle)), connectionLost: true)
+                }
+                while let n = PQnotifies(c.handle) { fs_pq_free_notify(n) }
+            }
+            return try scan(c)
+        } catch {
+            if error.connectionLost { live = nil }
+            throw error.storeError
+        }
+    }
+
+    /// The board as it stands after `after` (at `epoch`), whatever was reported before.
+    public func catchUp(board: String, epoch: String, after: Int) throws(StoreError) -> [Update] {
+        do throws(PGError) {
+            let c = try connection()
+            let r = try c.query("SELECT epoch, rev FROM foldsync_boards WHERE name = $1", [board])
+            guard r.rows == 1, let e = r.text(0, 0), let rev = r.int(0, 1) else {
+                seen[board] = nil
+                return [.deleted(board: board)]
+            }
+            seen[board] = (epoch, after)
+            return try moved(board, to: (e, rev), on: c)
+        } catch {
+            if error.connectionLost { live = nil }
+            throw error.storeError
+        }
+    }
+
+    private func scan(_ c: PGConnection) throws(PGError) -> [Update] {
+        let r = try c.query("SELECT name, epoch, rev FROM foldsync_boards ORDER BY name")
+        var out: [Update] = []
+        var present: Set<String> = []
+        for i in 0..<r.rows {
+            guard let name = r.text(i, 0), let epoch = r.text(i, 1), let rev = r.int(i, 2) else { continue }
+            present.insert(name)
+            if let s = seen[name], s.epoch == epoch, s.rev >= rev { continue }
+            out += try moved(name, to: (epoch, rev), on: c)
+        }
+        for name in seen.keys.sorted() where !present.contains(name) {
+            seen[name] = nil
+            out.append(.deleted(board: name))
+        }
+        return out
+    }
+
+    /// The log rows between the position reported and `to`, or the whole board.
+    private func moved(_ name: String, to head: (epoch: String, rev: Int), on c: PGConnection) throws(PGError) -> [Update] {
+        if let s = seen[name], s.epoch == head.epoch, s.rev < head.rev {
+            let r = try c.query("""
+                SELECT rev, ops FROM foldsync_changes WHERE board = $1 AND epoch = $2 AND rev > $3 AND rev <= $4 ORDER BY rev
+                """, [name, head.epoch, String(s.rev), String(head.rev)])
+            if r.rows == head.rev - s.rev {
+                seen[name] = head
+                return [.changes(board: name, epoch: head.epoch, (0..<r.rows).map {
+                    StoredChange(board: name, rev: r.int($0, 0) ?? 0, ops: r.bytes($0, 1))
+                })]
+            }
+        }
+        let r = try c.query("SELECT epoch, rev, state FROM foldsync_boards WHERE name = $1", [name])
+        guard r.rows == 1, let epoch = r.text(0, 0), let rev = r.int(0, 1) else {
+            seen[name] = nil
+            return [.deleted(board: name)]
+        }
+        seen[name] = (epoch, rev)
+        return [.board(StoredBoard(name: name, epoch: epoch, rev: rev, state: r.bytes(0, 2)))]
+    }
+}

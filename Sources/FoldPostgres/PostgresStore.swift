@@ -1,0 +1,107 @@
+import CLibPQ
+import FoldCore
+
+/// The PostgreSQL engine: boards and their change log in tables, one
+/// transaction per batch (so a group of changes costs one WAL flush), the
+/// commit returned only after PostgreSQL's COMMIT (`synchronous_commit`
+/// as the server sets it, `on` by default).
+///
+/// Not thread-safe by itself: used at start-up, then only by the committer
+/// thread (the `BoardStore` contract), hence `@unchecked Sendable`.
+public final class PostgresStore: BoardStore, @unchecked Sendable {
+    private let uri: String
+    private let timeoutMs: Int
+    /// nil after a failure that broke it; the next call connects again.
+    private var live: PGConnection?
+
+    /// Connects and prepares the schema. `timeoutMs` bounds every wait: the
+    /// connect, a statement, a row lock.
+    public init(uri: String, timeoutMs: Int = 2_000) throws(PostgresOpenError) {
+        self.uri = uri
+        self.timeoutMs = timeoutMs
+        let conn: PGConnection
+        do throws(PGError) {
+            conn = try PGConnection(uri: uri, timeoutMs: timeoutMs)
+        } catch {
+            throw .failed(error.storeError)
+        }
+        try PostgresSchema.prepare(conn)
+        live = conn
+    }
+
+    /// The open connection, or a new one when the last broke.
+    func connection() throws(PGError) -> PGConnection {
+        if let c = live, !c.isBroken { return c }
+        live = nil
+        let c = try PGConnection(uri: uri, timeoutMs: timeoutMs)
+        live = c
+        return c
+    }
+
+    /// Runs `body` on the connection; a failure that lost the connection drops it.
+    @discardableResult
+    func using<T>(_ body: (PGConnection) throws(PGError) -> T) throws(StoreError) -> T {
+        do throws(PGError) {
+            let c = try connection()
+            return try body(c)
+        } catch {
+            if error.connectionLost { live = nil }
+            throw error.storeError
+        }
+    }
+
+    public func loadBoards() throws(StoreError) -> [StoredBoard] {
+        try using { c throws(PGError) in
+            let r = try c.query("SELECT name, epoch, rev, state FROM foldsync_boards ORDER BY name")
+            return (0..<r.rows).map { i in
+                StoredBoard(name: r.text(i, 0) ?? "", epoch: r.text(i, 1) ?? "", rev: r.int(i, 2) ?? 0, state: r.bytes(i, 3))
+            }
+        }
+    }
+
+    public func loadChanges(board: String, after rev: Int) throws(StoreError) -> [StoredChange] {
+        try using { c throws(PGError) in
+            let r = try c.query("SELECT rev, ops FROM foldsync_changes WHERE board = $1 AND rev > $2 ORDER BY rev",
+                                [board, String(rev)])
+            return (0..<r.rows).map { StoredChange(board: board, rev: r.int($0, 0) ?? 0, ops: r.bytes($0, 1)) }
+        }
+    }
+
+    public func commit(_ batch: CommitBatch) throws(StoreError) {
+        try using { c throws(PGError) in
+            try c.query("BEGIN")
+            do throws(PGError) {
+                try PostgresBatch.write(batch, on: c)
+            } catch {
+                if !error.connectionLost { _ = try? c.query("ROLLBACK") }
+                throw error
+            }
+            do throws(PGError) {
+                try c.query("COMMIT")
+            } catch where error.connectionLost {
+                // The COMMIT may or may not have happened: read the outcome back, never guess.
+                live = nil
+                if try PostgresBatch.isCommitted(batch, on: connection()) { return }
+                throw error
+            }
+        }
+    }
+
+    /// Creates the board unless a board of that name exists (another node
+    /// may have created it first); true when this call created it.
+    public func createIfAbsent(_ board: StoredBoard) throws(StoreError) -> Bool {
+        try using { c throws(PGError) in
+            let r = try c.query("""
+                INSERT INTO foldsync_boards(name, epoch, rev, state) VALUES($1, $2, $3, $4)
+                ON CONFLICT(name) DO NOTHING RETURNING name
+                """, [board.name, board.epoch, String(board.rev), String(decoding: board.state, as: UTF8.self)])
+            return r.rows == 1
+        }
+    }
+
+    public func probe() throws(StoreError) {
+        try using { c throws(PGError) in
+            try c.query("UPDATE foldsync_meta SET value = value WHERE key = 'schema'")
+        }
+    }
+}

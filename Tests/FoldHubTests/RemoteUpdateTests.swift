@@ -1,0 +1,115 @@
+import FoldCore
+import Testing
+@testable import FoldHub
+
+/// Other nodes' commits (a shared store) as hub input: applied in rev order,
+/// fanned out like local ones, and caught up when they cannot be applied.
+@Suite struct RemoteUpdateTests {
+    /// Opens `section`, closing `closing` (the single-open rule holds in what another node logged).
+    func expand(_ section: Int, rev: Int, closing: Int? = nil) -> StoredChange {
+        let close = closing.map { #"{"op":"replace","path":"/sections/\#($0)/expanded","value":false},"# } ?? ""
+        return StoredChange(board: "default", rev: rev,
+                            ops: Array(#"[\#(close){"op":"replace","path":"/sections/\#(section)/expanded","value":true}]"#.utf8))
+    }
+
+    func subscribed() -> HubHarness {
+        let h = HubHarness()
+        h.open(1)
+        h.subscribe(1)
+        #expect(h.read(1).map(\.type) == ["snapshot"])
+        return h
+    }
+
+    @Test func remoteChangesReachSubscribersInRevOrderOnce() throws {
+        let h = subscribed()
+        h.feed(.remote(.changes(board: "default", epoch: "e0", [expand(1, rev: 1), expand(2, rev: 2, closing: 1)])))
+        #expect(h.read(1).map { "\($0.type ?? "") \($0.rev ?? -1)" } == ["patch 1", "patch 2"])
+        // Revs already held are skipped: a notification may repeat what was read.
+        h.feed(.remote(.changes(board: "default", epoch: "e0", [expand(2, rev: 2, closing: 1), expand(0, rev: 3, closing: 2)])))
+        #expect(h.read(1).map(\.rev) == [3])
+        let b = try #require(h.hub.board("default"))
+        #expect(b.rev == 3)
+        #expect(b.committed?.sections.map(\.expanded) == [true, false, false])
+        #expect(h.catchUps.isEmpty)
+    }
+
+    @Test func aLocalWriteFollowsTheRemoteHead() {
+        let h = subscribed()
+        h.autoCommit = true
+        h.feed(.remote(.changes(board: "default", epoch: "e0", [expand(1, rev: 1), expand(2, rev: 2, closing: 1)])))
+        _ = h.read(1)
+        h.act(1, .toggle, #""section":"s0""#, tag: "mine")
+        let got = h.read(1)
+        #expect(got.map(\.type) == ["patch", "ack"])
+        #expect(got.map(\.rev) == [3, 3])
+    }
+
+    @Test func aGapOrAnotherEpochAsksForACatchUp() {
+        let h = subscribed()
+        h.feed(.remote(.changes(board: "default", epoch: "e0", [expand(1, rev: 2)])))
+        h.feed(.remote(.changes(board: "default", epoch: "other", [expand(1, rev: 1)])))
+        #expect(h.read(1).isEmpty)
+        #expect(h.catchUps == ["default e0 0", "default e0 0"])
+    }
+
+    @Test func aBoardWithLocalWritesWaitingIsCaughtUpAfterTheCommit() {
+        let h = subscribed()
+        h.act(1, .toggle, #""section":"s0""#, tag: "mine")
+        h.feed(.remote(.changes(board: "default", epoch: "e0", [expand(1, rev: 1)])))
+        #expect(h.catchUps.isEmpty)
+        h.finishCommits()
+        #expect(h.read(1).map(\.type) == ["patch", "ack"])
+        #expect(h.catchUps == ["default e0 1"])
+    }
+
+    @Test func snapshotsAndDeletionsFromAnotherNode() {
+        let h = subscribed()
+        var state = Board.initial
+        state.sections[0].expanded = true
+        h.feed(.remote(.snapshot(board: "default", epoch: "e9", rev: 4, state: state)))
+        let snap = h.read(1)
+        #expect(snap.map(\.type) == ["snapshot"])
+        #expect(snap.first?["epoch"]?.stringValue == "e9")
+        #expect(h.hub.board("default")?.rev == 4)
+        h.feed(.remote(.deleted(board: "default")))
+        #expect(h.read(1).map(\.type) == ["deleted"])
+        #expect(h.hub.board("default") == nil)
+    }
+}
+
+/// A batch a shared store refused (another node moved the board first): its
+/// actions wait for the catch-up, then apply on the newer state.
+@Suite struct MovedBatchTests {
+    @Test func refusedActionsAreAppliedAgainOnTheCaughtUpState() throws {
+        let h = HubHarness()
+        h.open(1)
+        h.subscribe(1)
+        _ = h.read(1)
+        h.act(1, .toggle, #""section":"s2""#, tag: "mine")
+        let refused = h.commits.removeFirst()
+        h.feed(.committed(.moved(batch: refused.id, reason: "moved")))
+        #expect(h.read(1).isEmpty, "neither an answer nor a patch yet")
+        #expect(h.catchUps == ["default e0 0"])
+        // The other node had opened s1 at rev 1.
+        let theirs = StoredChange(board: "default", rev: 1, ops: Array(#"[{"op":"replace","path":"/sections/1/expanded","value":true}]"#.utf8))
+        h.feed(.remote(.changes(board: "default", epoch: "e0", [theirs])))
+        #expect(h.read(1).map(\.rev) == [1])
+        h.finishCommits()
+        let got = h.read(1)
+        #expect(got.map(\.type) == ["patch", "ack"])
+        #expect(got.map(\.rev) == [2, 2])
+        // The accordion holds on the newer state: opening s2 closed s1.
+        #expect(h.hub.board("default")?.committed?.sections.map(\.expanded) == [false, false, true])
+    }
+
+    @Test func anIfRevIsCheckedAgainstTheRealHead() {
+        let h = HubHarness()
+        h.open(1)
+        h.act(1, .toggle, #""section":"s2","ifRev":0"#, tag: "mine")
+        let refused = h.commits.removeFirst()
+        h.feed(.committed(.moved(batch: refused.id, reason: "moved")))
+        let theirs = StoredChange(board: "default", rev: 1, ops: Array(#"[{"op":"replace","path":"/sections/1/expanded","value":true}]"#.utf8))
+        h.feed(.remote(.changes(board: "default", epoch: "e0", [theirs])))
+        #expect(h.read(1).map(\.code) == ["conflict"])
+    }
+}

@@ -1,0 +1,112 @@
+import FoldCore
+import FoldPostgres
+import PostgresTestSupport
+import Testing
+
+/// The engine against a real server: what a batch writes is what a new
+/// connection reads, history is pruned, and the schema is versioned.
+@Suite struct PostgresStoreTests {
+    func board(_ name: String, rev: Int, epoch: String = "e1") -> StoredBoard {
+        StoredBoard(name: name, epoch: epoch, rev: rev, state: Array(#"{"rev":\#(rev)}"#.utf8))
+    }
+
+    @Test func batchesRoundTripAndHistoryIsPruned() throws {
+        let uri = try PostgresServer.shared().createDatabase()
+        let store = try PostgresStore(uri: uri)
+        for rev in 1...5 {
+            var batch = CommitBatch(historyLimit: 3)
+            batch.boards = [board("a", rev: rev)]
+            batch.changes = [StoredChange(board: "a", rev: rev, ops: Array(#"[{"op":"add","path":"/n","value":\#(rev)}]"#.utf8))]
+            try store.commit(batch)
+        }
+        let reopened = try PostgresStore(uri: uri)
+        #expect(try reopened.loadBoards() == [board("a", rev: 5)])
+        #expect(try reopened.loadChanges(board: "a", after: 0).map(\.rev) == [3, 4, 5])
+        #expect(try reopened.loadChanges(board: "a", after: 4).map(\.ops) == [Array(#"[{"op":"add","path":"/n","value":5}]"#.utf8)])
+
+        var delete = CommitBatch(historyLimit: 3)
+        delete.deletions = ["a"]
+        try reopened.commit(delete)
+        #expect(try store.loadBoards().isEmpty)
+        #expect(try store.loadChanges(board: "a", after: 0).isEmpty)
+        try store.probe()
+    }
+
+    @Test func createIfAbsentCreatesOnce() throws {
+        let uri = try PostgresServer.shared().createDatabase()
+        let first = try PostgresStore(uri: uri), second = try PostgresStore(uri: uri)
+        #expect(try first.createIfAbsent(board("default", rev: 0, epoch: "first")))
+        #expect(try !second.createIfAbsent(board("default", rev: 0, epoch: "second")))
+        #expect(try second.loadBoards().map(\.epoch) == ["first"])
+    }
+
+    @Test func schemaIsVersionedAndANewerOneRefused() throws {
+        let server = try PostgresServer.shared()
+        let uri = try server.createDatabase()
+        _ = try PostgresStore(uri: uri)
+        #expect(try server.psql(uri, "SELECT value FROM foldsync_meta WHERE key = 'schema'") == "1")
+        // Opening again leaves a known schema alone.
+        _ = try PostgresStore(uri: uri)
+        try server.psql(uri, "UPDATE foldsync_meta SET value = '2' WHERE key = 'schema'")
+        #expect {
+            _ = try PostgresStore(uri: uri)
+        } throws: { error in
+            guard case .schemaTooNew(found: 2, known: 1)? = error as? PostgresOpenError else { return false }
+            return true
+        }
+    }
+
+    @Test func anUnreachableServerFailsWithinTheTimeout() throws {
+        let port = try PostgresServer.shared().port
+        // A port with no server: refused at once, reported as a failure to open (never a hang).
+        let dead = "postgresql://foldsync@127.0.0.1:1/none"
+        #expect(port != 1)
+        #expect(throws: PostgresOpenError.self) { _ = try PostgresStore(uri: dead, timeoutMs: 500) }
+    }
+}
+
+/// Two stores on one database (two daemons): a batch built on a position
+/// another one has moved since is refused, never written over it.
+@Suite struct PostgresConflictTests {
+    func change(_ board: String, _ rev: Int) -> (StoredBoard, StoredChange) {
+        (StoredBoard(name: board, epoch: "e", rev: rev, state: Array(#"{"n":\#(rev)}"#.utf8)),
+         StoredChange(board: board, rev: rev, ops: Array(#"[{"op":"replace","path":"/n","value":\#(rev)}]"#.utf8)))
+    }
+
+    func batch(_ items: [(StoredBoard, StoredChange)]) -> CommitBatch {
+        var b = CommitBatch(historyLimit: 100)
+        b.boards = items.map(\.0)
+        b.changes = items.map(\.1)
+        return b
+    }
+
+    @Test func aStaleBatchIsRefusedAndLosesNothing() throws {
+        let uri = try PostgresServer.shared().createDatabase()
+        let a = try PostgresStore(uri: uri), b = try PostgresStore(uri: uri)
+        #expect(try a.createIfAbsent(StoredBoard(name: "x", epoch: "e", rev: 0, state: Array(#"{"n":0}"#.utf8))))
+        try a.commit(batch([change("x", 1)]))
+        // b still believes x is at rev 0: its rev 1 would collide with a's.
+        #expect(throws: StoreError.self) { try b.commit(batch([change("x", 1)])) }
+        #expect(try b.loadChanges(board: "x", after: 0).map(\.rev) == [1])
+        // Built on the real head, it goes through.
+        try b.commit(batch([change("x", 2), change("x", 3)].map { $0 }))
+        #expect(try a.loadBoards().map(\.rev) == [3])
+        #expect(try a.loadChanges(board: "x", after: 0).map(\.rev) == [1, 2, 3])
+    }
+
+    @Test func racingNodesNeverShareARev() throws {
+        let uri = try PostgresServer.shared().createDatabase()
+        let stores = try (0..<3).map { _ in try PostgresStore(uri: uri) }
+        #expect(try stores[0].createIfAbsent(StoredBoard(name: "x", epoch: "e", rev: 0, state: Array(#"{"n":0}"#.utf8))))
+        // Each node in turn tries the next rev from what it last read; only reads of the real head succeed.
+        var accepted = 0
+        for round in 0..<30 {
+            let s = stores[round % 3]
+            let head = try #require(try s.loadBoards().first?.rev)
+            try s.commit(batch([change("x", head + 1)]))
+            accepted += 1
+            #expect(throws: StoreError.self) { try stores[(round + 1) % 3].commit(batch([change("x", head + 1)])) }
+        }
+        #expect(try stores[1].loadChanges(board: "x", after: 0).map(\.rev) == Array(1...accepted))
+    }
+}
