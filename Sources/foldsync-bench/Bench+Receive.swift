@@ -47,17 +47,7 @@ extension Bench {
     @inline(__always)
     func patch(_ p: Peer, _ m: UnsafePointer<UInt8>, _ n: Int, now: UInt64) {
         let (r, after) = rev(m, n)
-        if p.lastRev >= 0 {
-            if r <= p.lastRev {
-                counters.dups += 1
-                return
-            }
-            if r != p.lastRev + 1 { counters.gaps += 1 }
-        }
-        p.lastRev = r
-        guard p.role == .subscriber else { return }
-        counters.patches += 1
-        counters.patchBytes += n
+        guard inOrder(p, r, bytes: n) else { return }
         let t = Scan.find("\"t:", in: m, from: after, to: n)
         guard t >= 0 else { return }
         record(p, m, n, stampAt: t + 3, now: now)
@@ -74,18 +64,27 @@ extension Bench {
         let (_, colon) = Scan.integer(m, at: 2, to: n)
         guard colon < n else { return }
         let (seq, _) = Scan.integer(m, at: colon + 1, to: n)
+        guard inOrder(p, seq, bytes: n) else { return }
+        record(p, m, n, stampAt: 2, now: now)
+    }
+
+    /// Checks a rev (or the broadcaster's seq) against the connection's last:
+    /// a duplicate is dropped, a jump counted as a gap. True when the message
+    /// is a subscriber's delivery to time (then counted as a patch).
+    @inline(__always)
+    func inOrder(_ p: Peer, _ r: Int, bytes n: Int) -> Bool {
         if p.lastRev >= 0 {
-            if seq <= p.lastRev {
+            if r <= p.lastRev {
                 counters.dups += 1
-                return
+                return false
             }
-            if seq != p.lastRev + 1 { counters.gaps += 1 }
+            if r != p.lastRev + 1 { counters.gaps += 1 }
         }
-        p.lastRev = seq
-        guard p.role == .subscriber else { return }
+        p.lastRev = r
+        guard p.role == .subscriber else { return false }
         counters.patches += 1
         counters.patchBytes += n
-        record(p, m, n, stampAt: 2, now: now)
+        return true
     }
 
     /// Counts one delivery of the stamp `<ns>:<seq>:` at `m[at...]`, when its seq is in the measured window.
