@@ -12,7 +12,7 @@ RELEASE = .build/release
 LISTEN ?= 127.0.0.1:7681
 DB ?= ./foldsync.db
 
-.PHONY: deps test-deps build release run test unit-test web-test web-unit strict-client-test bench-smoke clean install uninstall
+.PHONY: deps test-deps build release run test web-test web-unit strict-client-test bench-smoke clean install uninstall
 
 # Installs the C libraries (Debian packages) when any is missing.
 deps:
