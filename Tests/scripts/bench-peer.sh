@@ -17,10 +17,8 @@
 # Scenarios: c1k-r20, c1k-ramp (batching), c1k-ramp-plain, c10k-r5, idle10k.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-scratch=.build-release
-timeout 3600 swift build -c release --product foldsyncd --scratch-path "$scratch" >&2
-timeout 3600 swift build -c release --product foldsync-bench --scratch-path "$scratch" >&2
-bin="$scratch/release"
+source Tests/scripts/bench-lib.sh
+build_release
 venv="${PEER_VENV:-.build/peer-venv}"
 if ! "$venv/bin/python" -c "import socketify" 2>/dev/null; then
     python3 -m venv "$venv"
@@ -53,12 +51,7 @@ start_server() {  # start_server KIND DIR -> sets pid, port
             ;;
     esac
     pid=$!
-    port=""
-    for _ in $(seq 150); do
-        port="$(grep -o 'listening on 127.0.0.1:[0-9]*' "$dir/s.log" | head -1 | cut -d: -f2 || true)"
-        [[ -n "$port" ]] && break
-        sleep 0.1
-    done
+    port="$(listening_port "$dir/s.log")"
 }
 
 stop_server() {

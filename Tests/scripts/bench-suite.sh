@@ -8,10 +8,8 @@
 # people), so the limit is lifted here (LIMIT_ARGS).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-scratch=.build-release
-timeout 3600 swift build -c release --product foldsyncd --scratch-path "$scratch" >&2
-timeout 3600 swift build -c release --product foldsync-bench --scratch-path "$scratch" >&2
-bin="$scratch/release"
+source Tests/scripts/bench-lib.sh
+build_release
 out="${OUT:-bench-results}"
 mkdir -p "$out"
 repeat="${REPEAT:-3}"
@@ -22,12 +20,8 @@ run() {  # run NAME BENCH-ARGS...
         local dir; dir="$(mktemp -d)"
         # shellcheck disable=SC2086
         taskset -c 0 "$bin/foldsyncd" --listen 127.0.0.1:0 --db "$dir/b.db" ${LIMIT_ARGS:---max-actions-per-second 1000000 --action-burst 1000000} ${DAEMON_ARGS:-} >"$dir/d.log" 2>&1 &
-        local pid=$! port=""
-        for _ in $(seq 100); do
-            port="$(grep -o 'listening on 127.0.0.1:[0-9]*' "$dir/d.log" | head -1 | cut -d: -f2 || true)"
-            [[ -n "$port" ]] && break
-            sleep 0.1
-        done
+        local pid=$! port
+        port="$(listening_port "$dir/d.log")"
         if [[ -n "$port" ]]; then
             timeout 600 taskset -c 1 "$bin/foldsync-bench" --url "ws://127.0.0.1:$port/ws" --pid "$pid" --json "$@" \
                 | sed "s/^{/{\"scenario\":\"$name\",\"run\":$i,/" | tee -a "$out/$name.jsonl" || true
