@@ -14,6 +14,11 @@ public enum ClientRequest {
         JSON.object(["type": .string("unsubscribe"), "board": .string(board)]).encoded()
     }
 
+    /// An extension: whether this connection follows the board or browses.
+    public static func view(following: Bool) -> [UInt8] {
+        JSON.object(["type": .string("view"), "following": .bool(following)]).encoded()
+    }
+
     /// An action message with its `id`, so the `ack` or `error` can be matched.
     public static func action(_ action: Action, board: String, id: String?, ifRev: Int? = nil) -> [UInt8] {
         JSON.object(actionObject(action, board: board, id: id, ifRev: ifRev)).encoded()
@@ -49,6 +54,11 @@ public enum ClientRequest {
             o["items"] = .array(items)
         case .replace(let board):
             o["state"] = board.json
+        case .focus(let s, let item):
+            o["section"] = .string(s)
+            o["item"] = .int(item)
+        case .clearFocus:
+            break
         }
         return o
     }

@@ -5,16 +5,19 @@ public enum ActionName: String, CaseIterable, Sendable {
     case toggle, expand, collapse, expandAll, collapseAll
     case setMode, addSection, removeSection, moveSection, setTitle, setItems
     case replace
+    /// Extensions: the shared focus.
+    case focus, clearFocus
 
-    /// Folding and unfolding only: what a viewer may do without edit rights.
+    /// Folding, unfolding and pointing at an item (the shared focus): what
+    /// a viewer may do without edit rights.
     public var isFold: Bool {
         switch self {
-        case .toggle, .expand, .collapse, .expandAll, .collapseAll: return true
+        case .toggle, .expand, .collapse, .expandAll, .collapseAll, .focus, .clearFocus: return true
         default: return false
         }
     }
 
-    /// The permission an action of this kind needs: `fold` for folding,
+    /// The permission an action of this kind needs: `fold` for folding and focus,
     /// `admin` to replace a whole board, `edit` for every other change.
     public var permission: Permission {
         if isFold { return .fold }

@@ -73,7 +73,7 @@ final class Follower: Sendable {
         case .deleted(let board): return .deleted(board: board)
         case .board(let stored):
             do {
-                let board = try Board(json: JSONParser.parse(stored.state, maxDepth: 256), limits: LoadedBoard.openLimits)
+                let board = try Board(trusted: JSONParser.parse(stored.state, maxDepth: 256))
                 return .snapshot(board: stored.name, epoch: stored.epoch, rev: stored.rev, state: board)
             } catch {
                 logger.error("board '\(stored.name)' in the shared store is unreadable and is skipped: \(error)")

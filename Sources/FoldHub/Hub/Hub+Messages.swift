@@ -33,6 +33,8 @@ extension Hub {
                 return forbid(s, request.action.name, board: request.board, id: request.id)
             }
             perform(request, reply: .socket(connection: s.id, id: request.id, board: request.board), by: s.name)
+        case .success(.view(let following)):
+            setFollowing(following, for: s)
         case .success(.auth(let secret)):
             // With no token configured everyone may do everything: nothing to prove.
             authenticate(s, secret: secret)

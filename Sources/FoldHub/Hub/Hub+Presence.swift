@@ -14,6 +14,17 @@ extension Hub {
     func presenceDue(_ name: String) {
         guard let b = boards[name] else { return }
         b.lastPresence = now
-        broadcast(ServerMessage.presence(board: name, viewers: subscriptions.watchers(of: name).count), on: name)
+        let watchers = subscriptions.watchers(of: name)
+        let following = watchers.reduce(0) { $0 + (sessions[$1]?.following == false ? 0 : 1) }
+        broadcast(ServerMessage.presence(board: name, viewers: watchers.count, following: following), on: name)
+    }
+
+    /// A `view` message: no permission needed (it changes nothing shared,
+    /// which is why a read-only token may browse); each watched board's
+    /// presence is refreshed when the answer changes.
+    func setFollowing(_ following: Bool, for s: Session) {
+        guard s.following != following else { return }
+        s.following = following
+        for name in subscriptions.boards(of: s.id) { presenceChanged(name) }
     }
 }
