@@ -136,6 +136,8 @@ public enum Arguments {
         case "set-items":
             guard !rest.isEmpty else { throw UsageError("usage: foldsync \(spec.usage)") }
             return .setItems(rest[0], items: Array(rest.dropFirst()))
+        case "focus": try count(spec, rest, 2); return .focus(rest[0], item: rest[1])
+        case "clear-focus": try count(spec, rest, 0); return .clearFocus
         case "load": try count(spec, rest, 1); return .load(rest[0])
         default: throw UsageError("unknown command '\(spec.name)'")
         }

@@ -18,6 +18,9 @@ public enum Command: Sendable, Equatable {
     case moveSection(String, to: Int)
     case setTitle(String, title: String)
     case setItems(String, items: [String])
+    /// Point the board's focus at an item: its index, or its `id`.
+    case focus(String, item: String)
+    case clearFocus
     /// A file path, or `-` for stdin.
     case load(String)
     /// `--help`, for one command or in general.

@@ -81,4 +81,17 @@ public struct BoardMirror: Sendable {
         }
         return .success(doc.sections[n].id)
     }
+
+    /// The index of an item of section `id`: `ref` itself when it is a
+    /// number, else the item whose `id` is `ref`.
+    public func resolveItem(_ ref: String, in id: String) -> Result<Int, FoldError> {
+        if let n = Int(ref) { return .success(n) }
+        guard let section = document?.sections.first(where: { $0.id == id }) else {
+            return .failure(FoldError(.notFound, "no section '\(id)'"))
+        }
+        guard let n = section.items.firstIndex(where: { Item($0).id == ref }) else {
+            return .failure(FoldError(.notFound, "no item '\(ref)' in section '\(id)' (give its index or its id)"))
+        }
+        return .success(n)
+    }
 }

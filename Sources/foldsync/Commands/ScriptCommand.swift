@@ -166,6 +166,10 @@ final class ScriptCommand: SessionHandler {
         case .moveSection(let s, let to): return .moveSection(section: try section(s), to: to)
         case .setTitle(let s, let title): return .setTitle(section: try section(s), title: title)
         case .setItems(let s, let items): return .setItems(section: try section(s), items: items.map(JSON.string))
+        case .focus(let s, let ref):
+            let id = try section(s)
+            return .focus(section: id, item: try session.mirror.resolveItem(ref, in: id).get())
+        case .clearFocus: return .clearFocus
         default: throw FoldError(.badRequest, "not an action")
         }
     }
@@ -188,6 +192,10 @@ final class ScriptCommand: SessionHandler {
             text = added
         case .mode(let m):
             text = "mode \(m.rawValue) · rev \(rev)"
+        case .focus, .clearFocus:
+            let focus = doc?.focus
+            fields.append(("focus", focus?.json ?? .null))
+            text = focus.map { "focus \($0.section) item \($0.item) · rev \(rev)" } ?? "no focus · rev \(rev)"
         case .load:
             text = "loaded \(session.board) · rev \(rev)"
         default:
