@@ -13,6 +13,7 @@ import { SectionList, renders } from './render.js';
 import { $, toast, setBanner, setStatus, setConnection, time, showPermissions } from './page-chrome.js';
 import { showSignIn, hideSignIn, wireSignIn, refusedMessage } from './signin.js';
 import { wireBoardControls } from './board-controls.js';
+import { ViewMode } from './view-mode.js';
 
 export class BoardPage {
   constructor(board) {
@@ -24,11 +25,13 @@ export class BoardPage {
     this.lastChange = null;
     this.retryAt = 0;
     this.lastFocus = null;    // section id whose header had focus, restored after reconnects
+    this.view = new ViewMode();  // follow the board's folds, or browse on this page
+    this.scrolledTo = null;   // the board focus last scrolled into view ("section/item")
     this.auth = new AuthView(board);
     this.may = this.auth.may;
     this.list = new SectionList($('sections'), (node) => showPermissions(this.may, node));
     this.conn = new Connection(socketURL(), {
-      onOpen: () => this.subscribe(),
+      onOpen: () => { if (!this.view.following) this.sendView(); this.subscribe(); },
       onMessage: (m) => this.onMessage(m),
       onState: (s) => this.onState(s),
       onClose: (e) => this.onClose(e),
@@ -36,6 +39,7 @@ export class BoardPage {
     });
     window.foldsync = { page: this, renders, allowed: (perm) => this.may(perm) };
     wireBoardControls(this);
+    this.showView();
     wireSignIn((hasToken) => this.tokenChanged(hasToken));
     this.conn.open();
     setInterval(() => this.tick(), 1000);
@@ -135,7 +139,7 @@ export class BoardPage {
     const outcome = this.mirror.apply(m);
     switch (outcome.kind) {
       case 'changed': this.onChanged(m, outcome); break;
-      case 'presence': setStatus('viewers', `${outcome.viewers} viewer${outcome.viewers === 1 ? '' : 's'}`); break;
+      case 'presence': this.showPresence(outcome); break;
       case 'deleted': this.showDeleted(); break;
       case 'outOfStep': console.warn(`resynchronising: ${outcome.reason}`); this.subscribe(); break;
       default: break; // the daemon may add message types
@@ -189,10 +193,45 @@ export class BoardPage {
     setStatus('last', '');
   }
 
+  showPresence({ viewers, following }) {
+    const count = `${viewers} viewer${viewers === 1 ? '' : 's'}`;
+    setStatus('viewers', typeof following === 'number' ? `${count} · ${following} following` : count);
+  }
+
+  // -- follow or browse (view-mode.js) --
+  setFollowing(following) {
+    if (following === this.view.following) return;
+    if (following) { this.view.follow(); this.scrolledTo = null; } else this.view.browse(this.doc);
+    this.sendView();
+    this.showView();
+    if (this.doc) this.render(null, false);
+  }
+
+  // The daemon counts who follows (presence); a new connection follows until told.
+  sendView() { this.conn.send({ type: 'view', following: this.view.following }); }
+
+  showView() {
+    const following = this.view.following;
+    const sw = $('follow');
+    sw.hidden = false;
+    sw.setAttribute('aria-checked', following ? 'true' : 'false');
+    setStatus('view', following ? 'following the board' : 'browsing on your own: folds stay on this page');
+    document.body.dataset.view = following ? 'following' : 'browsing';
+  }
+
+  // A fold while browsing: applied here with the board's rules, nothing sent.
+  localFold(type, id) {
+    if (!this.doc) return;
+    const refused = this.view.fold(this.doc, type, id);
+    if (refused) { toast(`${refused} (invalid)`); return; }
+    this.render(null, false);
+  }
+
   // -- rendering: what the patch touched, and the strip --
   render(touched, modeChanged) {
     const doc = this.doc;
-    this.list.show(doc.sections, touched);
+    this.list.show(this.view.sections(doc), this.view.following ? touched : null);
+    this.showFocus(doc.focus || null);
     if (modeChanged) {
       $('mode').value = doc.mode;
       $('expand-all').disabled = doc.mode === 'single';
@@ -201,6 +240,18 @@ export class BoardPage {
     setStatus('rev', `rev ${this.rev}`);
     $('sections-empty').hidden = doc.sections.length > 0;
     this.tick();
+  }
+
+  // The board's focus, marked on every page; scrolled into view on pages
+  // that follow, once per new focus (again after the opening animation).
+  showFocus(focus) {
+    const li = this.list.markFocus(focus);
+    $('clear-focus').disabled = focus === null;
+    const key = focus ? `${focus.section}/${focus.item}` : null;
+    if (!this.view.following || key === this.scrolledTo || !li) return;
+    this.scrolledTo = key;
+    li.scrollIntoView({ block: 'nearest' });
+    setTimeout(() => { if (this.list.focused === li) li.scrollIntoView({ block: 'nearest' }); }, 300);
   }
 
   sectionIndex(id) { return this.doc ? this.doc.sections.findIndex((s) => s.id === id) : -1; }
