@@ -191,6 +191,18 @@ class Daemon:
         return body
 
 
+_shared = {}
+
+
+def shared(cls=Daemon):
+    """One object per daemon for every test module of a run: a module that
+    stops and starts the daemon leaves the others a handle that knows the
+    process it started (and can wait for it), not a stale one."""
+    if cls not in _shared:
+        _shared[cls] = cls()
+    return _shared[cls]
+
+
 class TokenDaemon(Daemon):
     """A second foldsyncd whose configuration holds tokens (see run.sh):
     viewer (read,fold), editor (read,fold,edit; its secret holds a space and

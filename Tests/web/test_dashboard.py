@@ -24,7 +24,7 @@ _names = itertools.count()
 
 def setUpModule():
     global DAEMON
-    DAEMON = harness.Daemon()
+    DAEMON = harness.shared()
     os.makedirs(harness.ARTIFACTS, exist_ok=True)
 
 

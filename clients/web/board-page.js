@@ -88,6 +88,7 @@ export class BoardPage {
     $('json-form').hidden = true;
     setStatus('rev', '');
     setStatus('viewers', '');
+    setStatus('following', '');
     this.lastChange = null;
     setStatus('last', '');
   }
@@ -194,8 +195,8 @@ export class BoardPage {
   }
 
   showPresence({ viewers, following }) {
-    const count = `${viewers} viewer${viewers === 1 ? '' : 's'}`;
-    setStatus('viewers', typeof following === 'number' ? `${count} · ${following} following` : count);
+    setStatus('viewers', `${viewers} viewer${viewers === 1 ? '' : 's'}`);
+    setStatus('following', typeof following === 'number' ? `${following} following` : '');
   }
 
   // -- follow or browse (view-mode.js) --
