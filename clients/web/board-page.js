@@ -29,7 +29,7 @@ export class BoardPage {
     this.scrolledTo = null;   // the board focus last scrolled into view ("section/item")
     this.auth = new AuthView(board);
     this.may = this.auth.may;
-    this.list = new SectionList($('sections'), (node) => showPermissions(this.may, node));
+    this.list = new SectionList($('sections'), (node) => { showPermissions(this.may, node); this.showLocalFolds(node); });
     this.conn = new Connection(socketURL(), {
       onOpen: () => { if (!this.view.following) this.sendView(); this.subscribe(); },
       onMessage: (m) => this.onMessage(m),
@@ -218,6 +218,15 @@ export class BoardPage {
     sw.setAttribute('aria-checked', following ? 'true' : 'false');
     setStatus('view', following ? 'following the board' : 'browsing on your own: folds stay on this page');
     document.body.dataset.view = following ? 'following' : 'browsing';
+    this.showLocalFolds(document);
+  }
+
+  // Browsing, every header folds (on this page), with or without `fold`.
+  showLocalFolds(root) {
+    const off = this.view.following && !this.may('fold');
+    for (const b of root.querySelectorAll('.sec-btn')) {
+      if (off) b.setAttribute('aria-disabled', 'true'); else b.removeAttribute('aria-disabled');
+    }
   }
 
   // A fold while browsing: applied here with the board's rules, nothing sent.
