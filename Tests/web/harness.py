@@ -29,7 +29,10 @@ import urllib.request
 import warnings
 
 from selenium import webdriver
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 DAEMON = os.path.join(ROOT, ".build", "debug", "foldsyncd")
@@ -263,3 +266,33 @@ class OneBrowser(unittest.TestCase):
     @classmethod
     def tearDownClass(cls):
         cls.d.quit()
+
+
+class TwoBrowsers(unittest.TestCase):
+    """A test class with two headless Chromiums (`self.a`, `self.b`) on the
+    shared daemon, e.g. a presenter and a viewer."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.a = browser()
+        try:
+            cls.b = browser()
+        except Exception:
+            cls.a.quit()
+            raise
+
+    @classmethod
+    def tearDownClass(cls):
+        for d in (cls.a, cls.b):
+            d.quit()
+
+    def open_board(self, d, name):
+        d.get(f"{shared().base}/b/{name}")
+        WebDriverWait(d, 10, poll_frequency=0.02, ignored_exceptions=(StaleElementReferenceException,)).until(
+            lambda d: d.find_element(By.ID, "st-conn").text == "connected"
+            and d.find_elements(By.CSS_SELECTOR, ".sec-btn:not(:disabled)"), "board did not load")
+
+    def assert_no_console_errors(self, d):
+        bad = [l for l in d.get_log("browser") if l["level"] == "SEVERE"
+               and "ERR_CONNECTION_REFUSED" not in l["message"] and "/ws" not in l["message"]]
+        self.assertEqual(bad, [], "console errors (CSP violations show up here)")

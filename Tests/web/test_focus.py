@@ -60,34 +60,11 @@ def tall_board():
         for i in range(20)]}
 
 
-class FocusAndBrowse(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        cls.a = harness.browser()
-        try:
-            cls.b = harness.browser()
-        except Exception:
-            cls.a.quit()
-            raise
-
-    @classmethod
-    def tearDownClass(cls):
-        for d in (cls.a, cls.b):
-            d.quit()
-
+class FocusAndBrowse(harness.TwoBrowsers):
     def new_board(self, state):
         name = f"f{os.getpid()}-{next(_names)}"
         DAEMON.put_board(name, state)
         return name
-
-    def open_board(self, d, name):
-        d.get(f"{DAEMON.base}/b/{name}")
-        wait(d, lambda d: d.find_element(By.ID, "st-conn").text == "connected"
-             and d.find_elements(By.CSS_SELECTOR, ".sec-btn"), 10, "board did not load")
-
-    def assert_no_console_errors(self, d):
-        bad = [l for l in d.get_log("browser") if l["level"] == "SEVERE" and "/ws" not in l["message"]]
-        self.assertEqual(bad, [], "console errors (CSP violations show up here)")
 
     def test_a_click_on_an_item_highlights_it_in_the_other_and_scrolls_it_into_view(self):
         name = self.new_board(tall_board())
