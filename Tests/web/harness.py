@@ -268,6 +268,12 @@ class OneBrowser(unittest.TestCase):
         cls.d.quit()
 
 
+def wait(d, cond, timeout=5, msg=""):
+    # A re-render may replace an element between finding and reading it: try again.
+    return WebDriverWait(d, timeout, poll_frequency=0.02,
+                         ignored_exceptions=(StaleElementReferenceException,)).until(lambda drv: cond(drv), msg)
+
+
 class TwoBrowsers(unittest.TestCase):
     """A test class with two headless Chromiums (`self.a`, `self.b`) on the
     shared daemon, e.g. a presenter and a viewer."""
@@ -288,9 +294,8 @@ class TwoBrowsers(unittest.TestCase):
 
     def open_board(self, d, name):
         d.get(f"{shared().base}/b/{name}")
-        WebDriverWait(d, 10, poll_frequency=0.02, ignored_exceptions=(StaleElementReferenceException,)).until(
-            lambda d: d.find_element(By.ID, "st-conn").text == "connected"
-            and d.find_elements(By.CSS_SELECTOR, ".sec-btn:not(:disabled)"), "board did not load")
+        wait(d, lambda d: d.find_element(By.ID, "st-conn").text == "connected"
+             and d.find_elements(By.CSS_SELECTOR, ".sec-btn:not(:disabled)"), 10, "board did not load")
 
     def assert_no_console_errors(self, d):
         bad = [l for l in d.get_log("browser") if l["level"] == "SEVERE"

@@ -13,8 +13,6 @@ import urllib.request
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
-from selenium.common.exceptions import StaleElementReferenceException
-from selenium.webdriver.support.ui import WebDriverWait
 
 import harness
 
@@ -49,10 +47,7 @@ def open_count(d):
     return len(d.find_elements(By.CSS_SELECTOR, '.sec-btn[aria-expanded="true"]'))
 
 
-def wait(d, cond, timeout=5, msg=""):
-    # A re-render may replace an element between finding and reading it: try again.
-    return WebDriverWait(d, timeout, poll_frequency=0.02,
-                         ignored_exceptions=(StaleElementReferenceException,)).until(lambda drv: cond(drv), msg)
+wait = harness.wait
 
 
 def wait_viewers(d, n):

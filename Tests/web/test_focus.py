@@ -9,8 +9,6 @@ import time
 import unittest
 
 from selenium.webdriver.common.by import By
-from selenium.common.exceptions import StaleElementReferenceException
-from selenium.webdriver.support.ui import WebDriverWait
 
 import harness
 
@@ -24,9 +22,7 @@ def setUpModule():
     os.makedirs(harness.ARTIFACTS, exist_ok=True)
 
 
-def wait(d, cond, timeout=5, msg=""):
-    return WebDriverWait(d, timeout, poll_frequency=0.02,
-                         ignored_exceptions=(StaleElementReferenceException,)).until(lambda drv: cond(drv), msg)
+wait = harness.wait
 
 
 def expanded(d, sid):
