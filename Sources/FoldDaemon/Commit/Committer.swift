@@ -34,7 +34,7 @@ final class Committer: Sendable {
     func submit(_ batch: SealedBatch) { enqueue(.commit(batch)) }
     func probe() { enqueue(.probe) }
 
-    /// Finishes what was submitted, then ends the thread; waits at most `timeout`.
+    /// Finishes what was submitted, closes the store, then ends the thread; waits at most `timeout`.
     func stop(timeout: Double) {
         enqueue(.stop)
         _ = done.wait(timeout: .now() + timeout)
@@ -68,6 +68,8 @@ final class Committer: Sendable {
                     report(.probed(ok: false, reason: error.description))
                 }
             case .stop:
+                // A clean stop leaves the store whole on its own (SQLite: no -wal to copy along).
+                store.close()
                 done.signal()
                 return
             }

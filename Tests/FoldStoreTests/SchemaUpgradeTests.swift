@@ -1,0 +1,116 @@
+import FoldCore
+import Foundation
+import Testing
+@testable import FoldStore
+
+/// A store written by the first release (schema 1, no user_version) is
+/// upgraded in place at open, every board, rev, epoch and resume point
+/// intact; a store from a newer release is refused.
+@Suite struct SchemaUpgradeTests {
+    let directory: URL
+    var path: String { directory.appendingPathComponent("store.db").path }
+
+    init() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("foldstore-upgrade-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    }
+
+    /// The first release's tables, exactly as its SQLiteStore created them.
+    static let releaseOneSchema = """
+        CREATE TABLE IF NOT EXISTS boards(
+            name TEXT PRIMARY KEY, epoch TEXT NOT NULL, rev INTEGER NOT NULL, state BLOB NOT NULL);
+        CREATE TABLE IF NOT EXISTS changes(
+            board TEXT NOT NULL, rev INTEGER NOT NULL, ops BLOB NOT NULL,
+            PRIMARY KEY(board, rev)) WITHOUT ROWID;
+        CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+        INSERT OR IGNORE INTO meta(key, value) VALUES('schema', '1');
+        """
+
+    static let releaseOneData = """
+        INSERT INTO boards VALUES('default', '00000000000000aa', 3,
+            '{"mode":"single","sections":[{"id":"s0","title":"Today","items":[],"expanded":true},{"id":"s1","title":"Later","items":[],"expanded":false}]}');
+        INSERT INTO boards VALUES('ops', '00000000000000bb', 0, '{"mode":"multi","sections":[]}');
+        INSERT INTO changes VALUES('default', 2, '[{"op":"replace","path":"/sections/1/expanded","value":false}]');
+        INSERT INTO changes VALUES('default', 3, '[{"op":"replace","path":"/sections/0/expanded","value":true}]');
+        """
+
+    func writeReleaseOneStore() throws {
+        let db = try SQLiteDatabase(path: path)
+        try db.execute("PRAGMA journal_mode=WAL")
+        try db.execute(Self.releaseOneSchema)
+        try db.execute(Self.releaseOneData)
+        db.close()
+    }
+
+    @Test func aReleaseOneStoreIsUpgradedInPlaceWithEverythingIntact() throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try writeReleaseOneStore()
+        let store = try SQLiteStore(path: path)
+        #expect(store.openedVersion == 1)
+        let boards = try store.loadBoards()
+        #expect(boards.map(\.name) == ["default", "ops"])
+        #expect(boards.map(\.epoch) == ["00000000000000aa", "00000000000000bb"])
+        #expect(boards.map(\.rev) == [3, 0])
+        #expect(String(decoding: boards[0].state, as: UTF8.self).contains(#""title":"Today""#))
+        // The resume points: the kept changes, with their ops, byte for byte.
+        let changes = try store.loadChanges(board: "default", after: 0)
+        #expect(changes.map(\.rev) == [2, 3])
+        #expect(String(decoding: changes[1].ops, as: UTF8.self) == #"[{"op":"replace","path":"/sections/0/expanded","value":true}]"#)
+        // Read as history, they have no record (written before history was kept).
+        #expect(try store.history(board: "default", HistoryQuery(.latest, limit: 10)).map(\.record) == [nil, nil])
+        // New changes carry their record.
+        var batch = CommitBatch(historyLimit: 10, now: 1_000, keepMs: 0)
+        batch.boards = [StoredBoard(name: "default", epoch: "00000000000000aa", rev: 4, state: boards[0].state)]
+        batch.changes = [StoredChange(board: "default", rev: 4, ops: Array("[]".utf8),
+                                      record: ChangeRecord(actor: "alice", session: "c1", action: Array(#"{"type":"toggle"}"#.utf8), inverse: Array("[]".utf8), summary: "toggle"))]
+        try store.commit(batch)
+        store.close()
+
+        let db = try SQLiteDatabase(path: path)
+        #expect(try SQLiteSchema.storedVersion(db) == SQLiteSchema.version)
+        let meta = try db.prepare("SELECT value FROM meta WHERE key = 'schema'")
+        #expect(try meta.step() && meta.text(0) == String(SQLiteSchema.version))
+        meta.reset()
+        let again = try SQLiteStore(path: path)
+        #expect(again.openedVersion == SQLiteSchema.version)
+        let h = try again.history(board: "default", HistoryQuery(.since(3), limit: 10))
+        #expect(h.map(\.rev) == [4] && h.first?.record?.actor == "alice" && h.first?.record?.at == 1_000)
+    }
+
+    @Test func aStoreFromANewerReleaseIsRefusedAndLeftAlone() throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try writeReleaseOneStore()
+        let db = try SQLiteDatabase(path: path)
+        try db.execute("PRAGMA user_version = 99")
+        db.close()
+        let error = #expect(throws: StoreError.self) { try SQLiteStore(path: path) }
+        #expect(error?.schemaTooNew == true)
+        #expect(error?.description.contains("newer foldsyncd") == true, "\(error?.description ?? "")")
+        let check = try SQLiteDatabase(path: path)
+        #expect(try SQLiteSchema.storedVersion(check) == 99)
+    }
+
+    @Test func aFreshFileGetsTheCurrentSchema() throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = try SQLiteStore(path: path)
+        #expect(store.openedVersion == 0)
+        store.close()
+        #expect(try SQLiteSchema.storedVersion(SQLiteDatabase(path: path)) == SQLiteSchema.version)
+    }
+
+    @Test func closingCheckpointsAndRemovesTheWAL() throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = try SQLiteStore(path: path)
+        var batch = CommitBatch(historyLimit: 10)
+        batch.boards = [StoredBoard(name: "b", epoch: "e", rev: 1, state: Array("{}".utf8))]
+        try store.commit(batch)
+        #expect(FileManager.default.fileExists(atPath: path + "-wal"))
+        store.close()
+        #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
+        #expect(!FileManager.default.fileExists(atPath: path + "-shm"))
+        // The .db alone, copied elsewhere, holds the board.
+        let copy = directory.appendingPathComponent("copy.db").path
+        try FileManager.default.copyItem(atPath: path, toPath: copy)
+        #expect(try SQLiteStore(path: copy).loadBoards().map(\.rev) == [1])
+    }
+}
