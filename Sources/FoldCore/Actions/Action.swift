@@ -13,6 +13,8 @@ public enum Action: Sendable, Equatable {
     case setTitle(section: String, title: String)
     case setItems(section: String, items: [JSON])
     case replace(Board)
+    /// Undo the change that made `rev` (an extension): its inverse, as a new change.
+    case revert(rev: Int)
 
     /// Which action this is; its `rawValue` is the message `type` on the wire.
     public var kind: ActionName {
@@ -29,6 +31,7 @@ public enum Action: Sendable, Equatable {
         case .setTitle: return .setTitle
         case .setItems: return .setItems
         case .replace: return .replace
+        case .revert: return .revert
         }
     }
 

@@ -5,6 +5,8 @@ public enum ActionName: String, CaseIterable, Sendable {
     case toggle, expand, collapse, expandAll, collapseAll
     case setMode, addSection, removeSection, moveSection, setTitle, setItems
     case replace
+    /// An extension: undo one change from the board's history.
+    case revert
 
     /// Folding and unfolding only: what a viewer may do without edit rights.
     public var isFold: Bool {
@@ -15,9 +17,10 @@ public enum ActionName: String, CaseIterable, Sendable {
     }
 
     /// The permission an action of this kind needs: `fold` for folding,
-    /// `admin` to replace a whole board, `edit` for every other change.
+    /// `admin` to replace a whole board, `edit` for every other change. A
+    /// revert needs at least `fold`, then what the change it undoes needed.
     public var permission: Permission {
-        if isFold { return .fold }
+        if isFold || self == .revert { return .fold }
         return self == .replace ? .admin : .edit
     }
 }

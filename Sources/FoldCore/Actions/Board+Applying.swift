@@ -37,6 +37,9 @@ extension Board {
             return try settingItems(items, of: id, limits: limits)
         case .replace(let board):
             return try replacing(with: board, limits: limits)
+        case .revert:
+            // The undo is read from the history, which the daemon holds: see `reverting`.
+            throw FoldError(.invalid, "revert needs the board's history")
         }
     }
 

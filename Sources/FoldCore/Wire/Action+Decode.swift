@@ -24,6 +24,7 @@ extension FieldReader {
         case .moveSection: return .moveSection(section: try string("section"), to: try int("to"))
         case .setTitle: return .setTitle(section: try string("section"), title: try string("title"))
         case .setItems: return .setItems(section: try string("section"), items: try array("items"))
+        case .revert: return .revert(rev: try int("rev"))
         case .replace:
             guard let state = object["state"] else { throw fail("field 'state' must be an object") }
             do throws(FoldError) {
