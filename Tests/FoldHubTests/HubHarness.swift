@@ -67,6 +67,11 @@ final class HubHarness {
         case .reloaded(let r): reports.append(r)
         case .notify(let m): notifications.append(m)
         case .catchUp(let board, let epoch, let after): catchUps.append("\(board) \(epoch) \(after)")
+        case .readHistory(let r):
+            // As the committer would: from the store, after what it committed.
+            let result: Result<[StoredChange], StoreError>
+            do throws(StoreError) { result = .success(try store.history(board: r.board, r.query)) } catch { result = .failure(error) }
+            feed(.historyRead(id: r.id, result))
         case .wakeAt, .stopAccepting, .stopServer: break
         }
     }

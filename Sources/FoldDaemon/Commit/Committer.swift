@@ -9,6 +9,7 @@ import FoldHub
 final class Committer: Sendable {
     private enum Job: Sendable {
         case commit(SealedBatch)
+        case read(HistoryRead)
         case probe
         case stop
     }
@@ -18,11 +19,17 @@ final class Committer: Sendable {
     private let signal = DispatchSemaphore(value: 0)
     private let done = DispatchSemaphore(value: 0)
     private let report: @Sendable (CommitOutcome) -> Void
+    private let answer: @Sendable (UInt64, Result<[StoredChange], StoreError>) -> Void
 
-    init(store: any BoardStore & Sendable, report: @escaping @Sendable (CommitOutcome) -> Void) {
+    init(store: any BoardStore & Sendable, report: @escaping @Sendable (CommitOutcome) -> Void,
+         answer: @escaping @Sendable (UInt64, Result<[StoredChange], StoreError>) -> Void) {
         self.store = store
         self.report = report
+        self.answer = answer
     }
+
+    /// Milliseconds since 1970, UTC: the commit time every history record carries.
+    static func wallClockMs() -> Int { Int((Date().timeIntervalSince1970 * 1000).rounded()) }
 
     func start() {
         let thread = Thread { [self] in loop() }
@@ -33,6 +40,8 @@ final class Committer: Sendable {
     /// Any thread.
     func submit(_ batch: SealedBatch) { enqueue(.commit(batch)) }
     func probe() { enqueue(.probe) }
+    /// Behind the commits submitted before it: a read sees them.
+    func read(_ r: HistoryRead) { enqueue(.read(r)) }
 
     /// Finishes what was submitted, closes the store, then ends the thread; waits at most `timeout`.
     func stop(timeout: Double) {
@@ -53,12 +62,18 @@ final class Committer: Sendable {
             case .commit(let sealed):
                 let started = DispatchTime.now().uptimeNanoseconds
                 do {
-                    try store.commit(sealed.encoded())
+                    try store.commit(sealed.encoded(now: Self.wallClockMs()))
                     let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
                     report(.committed(batch: sealed.id, seconds: seconds))
                 } catch {
                     report(error.moved ? .moved(batch: sealed.id, reason: error.description)
                                        : .failed(batch: sealed.id, reason: error.description))
+                }
+            case .read(let r):
+                do {
+                    answer(r.id, .success(try store.history(board: r.board, r.query)))
+                } catch {
+                    answer(r.id, .failure(error))
                 }
             case .probe:
                 do {

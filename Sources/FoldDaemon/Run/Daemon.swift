@@ -82,7 +82,8 @@ public enum Daemon {
                           statusEvery: notifier.socketPath == nil ? nil : 5)
             let driver = HubDriver(hub: hub, server: server, notifier: notifier)
             let mailbox = driver.mailbox
-            driver.committer = Committer(store: store) { mailbox.post(.commit($0)) }
+            driver.committer = Committer(store: store, report: { mailbox.post(.commit($0)) },
+                                         answer: { mailbox.post(.history(id: $0, $1)) })
             driver.committer.start()
             if !config.store.isEmpty {
                 driver.follower = Follower(uri: config.store, timeoutMs: config.storeBusyMs, boards: loaded,

@@ -32,7 +32,8 @@ extension Hub {
             guard permits(s, Permission.required(for: request.action), board: request.board) else {
                 return forbid(s, request.action.name, board: request.board, id: request.id)
             }
-            perform(request, reply: .socket(connection: s.id, id: request.id, board: request.board), by: s.name)
+            perform(request, reply: .socket(connection: s.id, id: request.id, board: request.board), by: s.name,
+                    actor: Actor(token: s.token, session: s.name))
         case .success(.auth(let secret)):
             // With no token configured everyone may do everything: nothing to prove.
             authenticate(s, secret: secret)
