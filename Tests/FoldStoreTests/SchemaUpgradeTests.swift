@@ -114,3 +114,29 @@ import Testing
         #expect(try SQLiteStore(path: copy).loadBoards().map(\.rev) == [1])
     }
 }
+
+/// History read back with its records, paged, and pruned in the commit by
+/// age (an injected commit time) once past the count kept whatever the age.
+@Suite struct SQLiteHistoryTests {
+    @Test func historyIsReadBackAndPrunedByAgeAndCount() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("foldstore-history-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let store = try SQLiteStore(path: dir.appendingPathComponent("h.db").path)
+        defer { store.close() }
+        let day = 86_400_000
+        for rev in 1...4 {
+            var batch = CommitBatch(historyLimit: 1, now: rev * day, keepMs: 2 * day)
+            batch.boards = [StoredBoard(name: "a", epoch: "e", rev: rev, state: Array("{}".utf8))]
+            batch.changes = [StoredChange(board: "a", rev: rev, ops: Array("[]".utf8), record: ChangeRecord(
+                actor: "alice", session: "c\(rev)", action: Array(#"{"type":"toggle","section":"s0"}"#.utf8),
+                inverse: Array("[]".utf8), summary: "toggle s0"))]
+            try store.commit(batch)
+        }
+        let all = try store.history(board: "a", HistoryQuery(.latest, limit: 10))
+        #expect(all.map(\.rev) == [2, 3, 4])
+        #expect(all.last?.record?.at == 4 * day && all.last?.record?.session == "c4")
+        #expect(try store.history(board: "a", HistoryQuery(.since(2), limit: 1)).map(\.rev) == [3])
+        #expect(try store.history(board: "a", HistoryQuery(.before(4), limit: 1)).map(\.rev) == [3])
+    }
+}
