@@ -35,6 +35,8 @@ public enum Daemon {
             for p in problems { FileHandle.standardError.write(Data("foldsyncd: \(p)\n".utf8)) }
             if problems.isEmpty { print("configuration ok\(sources.file.map { " (\($0))" } ?? "")") }
             return problems.isEmpty ? 0 : 2
+        case .maintenance(let c):
+            return Maintenance.run(c)
         case .run(let config, let sources):
             return run(config, sources: sources)
         }
