@@ -13,6 +13,7 @@ import { SectionList, renders } from './render.js';
 import { $, toast, setBanner, setStatus, setConnection, time, showPermissions } from './page-chrome.js';
 import { showSignIn, hideSignIn, wireSignIn, refusedMessage } from './signin.js';
 import { wireBoardControls } from './board-controls.js';
+import { HistoryPanel } from './history-panel.js';
 
 export class BoardPage {
   constructor(board) {
@@ -34,6 +35,7 @@ export class BoardPage {
       onClose: (e) => this.onClose(e),
       token: getToken,
     });
+    this.history = new HistoryPanel(this);
     window.foldsync = { page: this, renders, allowed: (perm) => this.may(perm) };
     wireBoardControls(this);
     wireSignIn((hasToken) => this.tokenChanged(hasToken));
@@ -86,6 +88,7 @@ export class BoardPage {
     setStatus('viewers', '');
     this.lastChange = null;
     setStatus('last', '');
+    this.history.clear();
   }
 
   onState({ state, retryAt }) {
@@ -144,6 +147,7 @@ export class BoardPage {
 
   onChanged(m, { ops, touched, mode }) {
     this.conn.healthy();
+    this.history.changed(m.type === 'snapshot');
     if (ops === null) {
       $('missing').hidden = true;
     } else {
