@@ -12,6 +12,8 @@ public final class SQLiteStore: BoardStore, @unchecked Sendable {
     private let checkpointer: SQLiteCheckpointer
     /// The schema version the file had when opened (0: new), for the log.
     public let openedVersion: Int
+    /// The version this binary writes.
+    public static var schemaVersion: Int { SQLiteSchema.version }
 
     /// Opens (creating if needed) the database at `path`, upgrading a store
     /// of an earlier release. `busyTimeoutMs` bounds how long a commit waits

@@ -1,5 +1,5 @@
 import FoldCore
-import FoldStore
+@testable import FoldStore
 import FoldTestSupport
 import Foundation
 import Glibc
@@ -47,5 +47,31 @@ import Testing
         defer { close(fd) }
         var be = v.bigEndian
         guard pwrite(fd, &be, 4, 60) == 4 else { throw HarnessError("pwrite: errno \(errno)") }
+    }
+}
+
+/// The daemon on a store of the first release: upgraded at start, said in
+/// the log, every board, rev, epoch and resume point served.
+@Suite struct StoreUpgradeAtStartTests {
+    @Test func aReleaseOneStoreIsUpgradedAtStartAndServed() throws {
+        let d = try DaemonProcess()
+        defer { d.shutdown() }
+        #expect(d.stop() == 0)
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: d.dbPath + suffix) }
+        let db = try SQLiteDatabase(path: d.dbPath)
+        try db.execute(ReleaseOneStore.sqliteSchema)
+        try db.execute(ReleaseOneStore.sqliteData)
+        db.close()
+        let mark = d.logMark
+        try d.restart()
+        #expect(d.log(after: mark).contains("upgraded the store \(d.dbPath) from schema 1 to 2"), "\(d.stderr)")
+        let list = try d.http("GET", "/api/boards").json()["boards"]?.arrayValue ?? []
+        #expect(list.map { "\($0["board"]?.stringValue ?? "") \($0["epoch"]?.stringValue ?? "") \($0.rev ?? -1)" }
+                == ["default 00000000000000aa 3", "ops 00000000000000bb 0"])
+        // The resume point survived: from rev 1 of that epoch, exactly revs 2 and 3.
+        let c = try d.connect()
+        try c.send(Wire.subscribe(since: ("00000000000000aa", 1)))
+        #expect(try c.recvSkippingPresence().rev == 2)
+        #expect(try c.recvSkippingPresence().rev == 3)
     }
 }

@@ -1,5 +1,6 @@
 import FoldCore
 import Foundation
+import FoldTestSupport
 import Testing
 @testable import FoldStore
 
@@ -15,30 +16,11 @@ import Testing
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     }
 
-    /// The first release's tables, exactly as its SQLiteStore created them.
-    static let releaseOneSchema = """
-        CREATE TABLE IF NOT EXISTS boards(
-            name TEXT PRIMARY KEY, epoch TEXT NOT NULL, rev INTEGER NOT NULL, state BLOB NOT NULL);
-        CREATE TABLE IF NOT EXISTS changes(
-            board TEXT NOT NULL, rev INTEGER NOT NULL, ops BLOB NOT NULL,
-            PRIMARY KEY(board, rev)) WITHOUT ROWID;
-        CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
-        INSERT OR IGNORE INTO meta(key, value) VALUES('schema', '1');
-        """
-
-    static let releaseOneData = """
-        INSERT INTO boards VALUES('default', '00000000000000aa', 3,
-            '{"mode":"single","sections":[{"id":"s0","title":"Today","items":[],"expanded":true},{"id":"s1","title":"Later","items":[],"expanded":false}]}');
-        INSERT INTO boards VALUES('ops', '00000000000000bb', 0, '{"mode":"multi","sections":[]}');
-        INSERT INTO changes VALUES('default', 2, '[{"op":"replace","path":"/sections/1/expanded","value":false}]');
-        INSERT INTO changes VALUES('default', 3, '[{"op":"replace","path":"/sections/0/expanded","value":true}]');
-        """
-
     func writeReleaseOneStore() throws {
         let db = try SQLiteDatabase(path: path)
         try db.execute("PRAGMA journal_mode=WAL")
-        try db.execute(Self.releaseOneSchema)
-        try db.execute(Self.releaseOneData)
+        try db.execute(ReleaseOneStore.sqliteSchema)
+        try db.execute(ReleaseOneStore.sqliteData)
         db.close()
     }
 

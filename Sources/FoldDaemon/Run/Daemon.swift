@@ -53,6 +53,9 @@ public enum Daemon {
             logger.error("cannot open the store \(StoreOpener.describe(config)): \(error.message)")
             return error.status
         }
+        if let sqlite = store as? SQLiteStore, sqlite.openedVersion > 0, sqlite.openedVersion < SQLiteStore.schemaVersion {
+            logger.info("upgraded the store \(config.db) from schema \(sqlite.openedVersion) to \(SQLiteStore.schemaVersion)")
+        }
         do {
             var boards = try LoadedBoard.loadAll(from: store, history: config.historyPerBoard, logger: logger)
             if boards.isEmpty {
