@@ -36,10 +36,8 @@ import Testing
     }
 
     @Test func readingTenThousandHistoryEntries() throws {
-        let d = try DaemonProcess(["--history-per-board", "10000"])
+        let d = try DaemonProcess.stoppedWithoutStore(["--history-per-board", "10000"])
         defer { d.shutdown() }
-        #expect(d.stop() == 0)
-        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: d.dbPath + suffix) }
         try Self.seedHistory(d.dbPath, entries: 10_000)
 
         let store = try SQLiteStore(path: d.dbPath)
@@ -72,10 +70,8 @@ import Testing
     }
 
     @Test func backingUpAThousandBoardStoreWhileTheDaemonRuns() throws {
-        let d = try DaemonProcess()
+        let d = try DaemonProcess.stoppedWithoutStore()
         defer { d.shutdown() }
-        #expect(d.stop() == 0)
-        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: d.dbPath + suffix) }
         let store = try SQLiteStore(path: d.dbPath)
         let board = bigBoard()
         var batch = CommitBatch(historyLimit: 1_000)

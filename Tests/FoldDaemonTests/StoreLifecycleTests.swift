@@ -54,10 +54,8 @@ import Testing
 /// the log, every board, rev, epoch and resume point served.
 @Suite struct StoreUpgradeAtStartTests {
     @Test func aReleaseOneStoreIsUpgradedAtStartAndServed() throws {
-        let d = try DaemonProcess()
+        let d = try DaemonProcess.stoppedWithoutStore()
         defer { d.shutdown() }
-        #expect(d.stop() == 0)
-        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: d.dbPath + suffix) }
         let db = try SQLiteDatabase(path: d.dbPath)
         try db.execute(ReleaseOneStore.sqliteSchema)
         try db.execute(ReleaseOneStore.sqliteData)
