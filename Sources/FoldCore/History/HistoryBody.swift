@@ -4,6 +4,9 @@ public enum HistoryBody {
     /// Entries per page when `limit` is not given, and the most one may ask.
     public static let defaultLimit = 100
     public static let maxLimit = 1_000
+    /// Bytes of entries one page carries at most (entries hold whole item lists):
+    /// past it the page ends early and says `more`.
+    public static let maxPageBytes = 4 << 20
 
     /// `since=REV`, `before=REV` (not both) and `limit=N`; anything else is a
     /// `bad_request` with what was wrong.
@@ -40,9 +43,21 @@ public enum HistoryBody {
     /// Keeps `limit` of `limit + 1` read entries: the oldest when reading
     /// forward from `since`, else the newest; `more` says one was left out.
     public static func page(_ read: [StoredChange], _ query: HistoryQuery) -> (entries: ArraySlice<StoredChange>, more: Bool) {
-        guard read.count > query.limit else { return (read[...], false) }
-        if case .since = query.anchor { return (read.prefix(query.limit), true) }
-        return (read.suffix(query.limit), true)
+        let forward: Bool
+        if case .since = query.anchor { forward = true } else { forward = false }
+        var kept = read.count > query.limit ? (forward ? read.prefix(query.limit) : read.suffix(query.limit)) : read[...]
+        var more = read.count > query.limit
+        // Over the byte bound, drop from the far end (the newest going forward, the oldest going back); one entry always stays.
+        var bytes = 0
+        for (n, e) in (forward ? Array(kept) : kept.reversed()).enumerated() {
+            bytes += e.ops.count + (e.record.map { $0.action.count + $0.inverse.count + $0.summary.utf8.count } ?? 0)
+            if bytes > maxPageBytes && n > 0 {
+                kept = forward ? kept.prefix(n) : kept.suffix(n)
+                more = true
+                break
+            }
+        }
+        return (kept, more)
     }
 
     public static func encode(board: String, epoch: String, rev: Int, more: Bool, entries: ArraySlice<StoredChange>) -> [UInt8] {

@@ -49,6 +49,19 @@ final class Committer: Sendable {
         _ = done.wait(timeout: .now() + timeout)
     }
 
+    /// Pages through a revert's read (see `HistoryRead.skeletonsAfterFirst`).
+    private func read(_ r: HistoryRead) throws(StoreError) -> [StoredChange] {
+        guard r.skeletonsAfterFirst, case .since(var since) = r.query.anchor else { return try store.history(board: r.board, r.query) }
+        var out: [StoredChange] = []
+        while out.count < r.query.limit {
+            let page = try store.history(board: r.board, HistoryQuery(.since(since), limit: min(50, r.query.limit - out.count)))
+            guard let last = page.last else { break }
+            out += out.isEmpty ? [page[0]] + HistoryRead.skeletons(Array(page.dropFirst())) : HistoryRead.skeletons(page)
+            since = last.rev
+        }
+        return out
+    }
+
     private func enqueue(_ job: Job) {
         jobs.withLock { $0.append(job) }
         signal.signal()
@@ -71,7 +84,7 @@ final class Committer: Sendable {
                 }
             case .read(let r):
                 do {
-                    answer(r.id, .success(try store.history(board: r.board, r.query)))
+                    answer(r.id, .success(try read(r)))
                 } catch {
                     answer(r.id, .failure(error))
                 }

@@ -20,13 +20,14 @@ extension Hub {
     }
 
     /// Hands a read to the committer; false when too many are in flight.
-    func startRead(_ pending: PendingRead, board: String, query: HistoryQuery) -> Bool {
+    func startRead(_ pending: PendingRead, board: String, query: HistoryQuery, skeletons: Bool = false) -> Bool {
         guard reads.count < Self.maxPendingReads else { return false }
         let id = nextReadID
         nextReadID += 1
         reads[id] = pending
         // One more than asked: whether there is more to page through.
-        emit(.readHistory(HistoryRead(id: id, board: board, query: HistoryQuery(query.anchor, limit: query.limit + 1))))
+        emit(.readHistory(HistoryRead(id: id, board: board, query: HistoryQuery(query.anchor, limit: query.limit + 1),
+                                      skeletonsAfterFirst: skeletons)))
         return true
     }
 
