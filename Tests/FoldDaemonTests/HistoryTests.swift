@@ -1,6 +1,7 @@
 import FoldCore
 import FoldTestSupport
 import Foundation
+import Glibc
 import Testing
 
 /// The history over HTTP from a live daemon: who (token or anonymous, and
@@ -97,6 +98,24 @@ import Testing
         #expect(revs(try history(d)) == [1, 2, 3])
         usleep(2_200_000)
         #expect(revs(try history(d)) == [1, 2, 3], "pruned without a commit")
+        #expect(try d.http("POST", "/api/boards/default/actions", body: #"{"type":"setTitle","section":"s0","title":"b"}"#).status == 200)
+        #expect(revs(try history(d)) == [3, 4])
+    }
+
+    /// history-days is live: after a SIGHUP lowering it to 0, the next commit
+    /// keeps only the last history-per-board changes.
+    @Test func historyDaysIsReloadable() throws {
+        let d = try DaemonProcess(["--history-per-board", "2"], config: "history-days = 30\n")
+        defer { d.shutdown() }
+        for i in 0..<3 {
+            #expect(try d.http("POST", "/api/boards/default/actions", body: #"{"type":"setTitle","section":"s0","title":"a\#(i)"}"#).status == 200)
+        }
+        #expect(revs(try history(d)) == [1, 2, 3])
+        let mark = d.logMark
+        try d.writeConfig("history-days = 0\n")
+        d.signal(SIGHUP)
+        #expect(d.waitForLog("configuration reloaded", after: mark), "\(d.log(after: mark))")
+        #expect(d.log(after: mark).contains("history-days 30 -> 0"), "\(d.log(after: mark))")
         #expect(try d.http("POST", "/api/boards/default/actions", body: #"{"type":"setTitle","section":"s0","title":"b"}"#).status == 200)
         #expect(revs(try history(d)) == [3, 4])
     }
