@@ -55,6 +55,12 @@ export class HistoryPanel {
         { headers: authHeaders(), cache: 'no-store' });
       if (!r.ok) { $('history').hidden = true; return; }
       const body = await r.json();
+      if (since && body.more) {
+        // More came than a page since the last read: start again from the latest.
+        this.entries = [];
+        this.again = true;
+        return;
+      }
       const fresh = (body.entries || []).slice().reverse();
       this.entries = fresh.concat(this.entries).slice(0, SHOWN);
       this.draw();
