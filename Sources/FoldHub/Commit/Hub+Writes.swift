@@ -3,7 +3,7 @@ import FoldCore
 extension Hub {
     /// Applies an action to the head and queues it for commit; the reply
     /// (and the patch) wait for the commit.
-    func perform(_ request: ActionRequest, reply: Reply, by: String?, actor: Actor) {
+    func perform(_ request: ActionRequest, reply: Reply, by: String?, actor: Author) {
         performing = Intent(request: request, by: by, actor: actor)
         defer { performing = nil }
         let name = request.board

@@ -41,5 +41,5 @@ struct PendingEntry {
 struct Intent {
     var request: ActionRequest
     var by: String?
-    var actor: Actor
+    var actor: Author
 }

@@ -43,7 +43,7 @@ extension Hub {
         case ("PUT", "api/boards/*"):
             switch httpAccess(r, .admin, board: name) {
             case .denied(let denial): return respond(denial)
-            case .allowed(let token): putBoard(name, r, actor: Actor(token: token, session: "http"))
+            case .allowed(let token): putBoard(name, r, actor: Author(token: token, session: "http"))
             }
         case ("DELETE", "api/boards/*"):
             if let denial = httpDenial(r, .admin, board: name) { return respond(denial) }
@@ -72,7 +72,7 @@ extension Hub {
         }
     }
 
-    private func putBoard(_ name: String, _ r: HubRequest, actor: Actor) {
+    private func putBoard(_ name: String, _ r: HubRequest, actor: Author) {
         guard Names.isValid(name) else { return emit(.respond(exchange: r.id, .error(.badRequest, "invalid board name"))) }
         guard let json = parseBody(r) else { return }
         let board: Board
@@ -91,7 +91,7 @@ extension Hub {
         case .success(let request):
             switch httpAccess(r, Permission.required(for: request.action), board: name) {
             case .denied(let denial): emit(.respond(exchange: r.id, denial))
-            case .allowed(let token): perform(request, reply: .httpRev(exchange: r.id), by: nil, actor: Actor(token: token, session: "http"))
+            case .allowed(let token): perform(request, reply: .httpRev(exchange: r.id), by: nil, actor: Author(token: token, session: "http"))
             }
         }
     }

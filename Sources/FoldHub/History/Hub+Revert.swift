@@ -5,7 +5,7 @@ extension Hub {
     static let maxRevertDistance = 10_000
 
     /// `revert {board, rev}`: the change is read from the history first.
-    func beginRevert(_ request: ActionRequest, rev: Int, reply: Reply, by: String?, actor: Actor) {
+    func beginRevert(_ request: ActionRequest, rev: Int, reply: Reply, by: String?, actor: Author) {
         let name = request.board
         guard let b = boards[name], rev >= 1, rev <= b.headRev else {
             return answer(reply, error: WireError(.notFound, "board '\(name)' has no change \(rev)", id: request.id, board: name))
@@ -21,7 +21,7 @@ extension Hub {
 
     /// The change and everything after it, read: check, carry its undo over
     /// the later changes, apply it on the head as a new change.
-    func finishRevert(_ request: ActionRequest, rev: Int, read: [StoredChange], reply: Reply, by: String?, actor: Actor) {
+    func finishRevert(_ request: ActionRequest, rev: Int, read: [StoredChange], reply: Reply, by: String?, actor: Author) {
         let name = request.board
         func refuse(_ code: ErrorCode, _ message: String) { answer(reply, error: WireError(code, message, id: request.id, board: name)) }
         guard let entry = read.first, entry.rev == rev else {

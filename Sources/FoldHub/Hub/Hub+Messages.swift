@@ -33,7 +33,7 @@ extension Hub {
                 return forbid(s, request.action.name, board: request.board, id: request.id)
             }
             perform(request, reply: .socket(connection: s.id, id: request.id, board: request.board), by: s.name,
-                    actor: Actor(token: s.token, session: s.name))
+                    actor: Author(token: s.token, session: s.name))
         case .success(.auth(let secret)):
             // With no token configured everyone may do everything: nothing to prove.
             authenticate(s, secret: secret)
