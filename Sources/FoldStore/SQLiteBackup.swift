@@ -22,6 +22,7 @@ public enum SQLiteBackup {
     /// Copies the store at `source` to `out` (replaced atomically when it exists).
     public static func backup(from source: String, to out: String, busyTimeoutMs: Int = 10_000) throws(StoreError) -> Report {
         let started = DispatchTime.now().uptimeNanoseconds
+        guard !sameFile(source, out) else { throw StoreError("\(out) is the store itself; back it up to another file") }
         let db = try SQLiteDatabase(path: source, create: false)
         try db.setBusyTimeout(milliseconds: busyTimeoutMs)
         let found = try SQLiteSchema.storedVersion(db)
@@ -46,6 +47,7 @@ public enum SQLiteBackup {
     /// Refuses while another process (a running daemon) has `db` open.
     public static func restore(from input: String, to db: String, newEpoch: () -> String) throws(StoreError) -> Report {
         let started = DispatchTime.now().uptimeNanoseconds
+        guard !sameFile(input, db) else { throw StoreError("\(input) is the store itself; restore from a copy") }
         let source = try SQLiteDatabase(path: input, create: false)
         let found = try SQLiteSchema.storedVersion(source)
         guard found > 0 else { throw StoreError("\(input) holds no foldsync store") }
@@ -103,6 +105,13 @@ public enum SQLiteBackup {
         let report = Report(boards: count.int(0), maxRev: count.int(1), bytes: fileSize(path), seconds: 0)
         count.reset()
         return report
+    }
+
+    /// True when both paths name one existing file (links and `..` included).
+    static func sameFile(_ a: String, _ b: String) -> Bool {
+        var sa = stat(), sb = stat()
+        guard stat(a, &sa) == 0, stat(b, &sb) == 0 else { return false }
+        return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino
     }
 
     static func fileSize(_ path: String) -> Int {

@@ -95,6 +95,12 @@ import Testing
         #expect(try DaemonProcess.runOnce(["backup", "--db", "/nonexistent/x.db"]).status == 2)
         let missing = try DaemonProcess.runOnce(["backup", "--db", "/nonexistent/x.db", "/tmp/never.db"])
         #expect(missing.status == 1 && missing.stderr.contains("cannot open"), "\(missing.stderr)")
+        // Never over the store itself.
+        let d = try DaemonProcess()
+        defer { d.shutdown() }
+        let onto = try DaemonProcess.runOnce(["backup", "--db", d.dbPath, d.directory.path + "/./foldsync.db"])
+        #expect(onto.status == 1 && onto.stderr.contains("is the store itself"), "\(onto.stderr)")
+        #expect(try d.http("GET", "/api/boards/default").status == 200)
     }
 
     static func epochs(_ d: DaemonProcess) throws -> [String: String] {
