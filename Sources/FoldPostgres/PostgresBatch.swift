@@ -2,7 +2,9 @@ import FoldCore
 
 /// The statements of one batch, inside the caller's transaction.
 enum PostgresBatch {
-    /// Rows per multi-row INSERT: 4 parameters each, well under libpq's 65,535.
+    /// Parameters per logged change.
+    static let columns = 10
+    /// Rows per multi-row INSERT: `columns` parameters each, well under libpq's 65,535.
     static let rowsPerInsert = 1_000
 
     static func write(_ batch: CommitBatch, on c: PGConnection) throws(PGError) {
@@ -23,19 +25,29 @@ enum PostgresBatch {
         var start = 0
         while start < batch.changes.count {
             let chunk = batch.changes[start..<min(start + rowsPerInsert, batch.changes.count)]
-            var sql = "INSERT INTO foldsync_changes(board, epoch, rev, ops) VALUES"
+            var sql = "INSERT INTO foldsync_changes(board, epoch, rev, ops, at, actor, session, action, inverse, summary) VALUES"
             var params: [String?] = []
             for (i, ch) in chunk.enumerated() {
-                let n = i * 4
-                sql += (i == 0 ? "" : ",") + "($\(n + 1), $\(n + 2), $\(n + 3), $\(n + 4))"
-                params += [ch.board, epochs[ch.board] ?? "", String(ch.rev), String(decoding: ch.ops, as: UTF8.self)]
+                let n = i * columns
+                sql += (i == 0 ? "" : ",") + "(" + (1...columns).map { "$\(n + $0)" }.joined(separator: ", ") + ")"
+                let r = ch.record
+                params += [ch.board, epochs[ch.board] ?? "", String(ch.rev), String(decoding: ch.ops, as: UTF8.self),
+                           String(batch.now), r?.actor ?? "", r?.session ?? "",
+                           r.map { String(decoding: $0.action, as: UTF8.self) }, r.map { String(decoding: $0.inverse, as: UTF8.self) },
+                           r?.summary ?? ""]
             }
-            sql += " ON CONFLICT(board, rev) DO UPDATE SET epoch = EXCLUDED.epoch, ops = EXCLUDED.ops"
+            sql += """
+                 ON CONFLICT(board, rev) DO UPDATE SET epoch = EXCLUDED.epoch, ops = EXCLUDED.ops, at = EXCLUDED.at,
+                 actor = EXCLUDED.actor, session = EXCLUDED.session, action = EXCLUDED.action,
+                 inverse = EXCLUDED.inverse, summary = EXCLUDED.summary
+                """
             try c.query(sql, params)
             start += rowsPerInsert
         }
-        for b in batch.boards where b.rev > batch.historyLimit {
-            try c.query("DELETE FROM foldsync_changes WHERE board = $1 AND rev <= $2", [b.name, String(b.rev - batch.historyLimit)])
+        for b in batch.boards where batch.prunable(below: b.rev) > 0 {
+            // Kept: the last history-per-board changes, and any younger than history-days.
+            try c.query("DELETE FROM foldsync_changes WHERE board = $1 AND rev <= $2 AND at < $3",
+                        [b.name, String(batch.prunable(below: b.rev)), String(batch.cutoff)])
         }
         // Delivered at COMMIT, to every daemon's follower: a wake-up, the tables say what changed.
         try c.query("NOTIFY \(PostgresFollower.channel)")

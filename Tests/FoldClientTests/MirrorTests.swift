@@ -70,7 +70,7 @@ import Testing
             .toggle(section: "s1"), .expand(section: "s1"), .collapse(section: "s1"), .expandAll, .collapseAll,
             .setMode(.multi), .addSection(SectionDraft(id: "n", title: "T", items: [.string("a")], expanded: true), at: 0),
             .removeSection(section: "s2"), .moveSection(section: "s0", to: 2), .setTitle(section: "s0", title: "分组"),
-            .setItems(section: "s1", items: [.string("x")]), .replace(.initial),
+            .setItems(section: "s1", items: [.string("x")]), .replace(.initial), .revert(rev: 3),
             .focus(section: "s1", item: 1), .clearFocus,
         ]
         // Every name in the table, so a new action cannot miss the client's encoder.

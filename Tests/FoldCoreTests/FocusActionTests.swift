@@ -165,4 +165,26 @@ import Testing
         }
         #expect(try ClientMessage.decode(parse(#"{"type":"view","following":false}"#), limits: .defaults).get() == .view(following: false))
     }
+
+    /// History (revert): a change's undo brings back a focus it cleared, and
+    /// an undo that would leave the focus on a missing item drops it.
+    @Test func undoingEditsKeepsTheFocusValid() throws {
+        let board = try focused(.initial, "s1", 1)
+        let removed = try #require(try apply(.removeSection(section: "s1"), to: board))
+        let inverse = try board.inverse(of: removed.ops)
+        #expect(try removed.board.patched(with: inverse) == board)
+        guard case .applied(let undone?) = try removed.board.reverting(inverse, limits: .defaults) else {
+            Issue.record("the undo was refused"); return
+        }
+        #expect(undone.board.focus == Focus(section: "s1", item: 1))
+        let grow = try #require(try apply(.setItems(section: "s0", items: [.string("a"), .string("b"), .string("c")]), to: .initial))
+        let later = try focused(grow.board, "s0", 2)
+        let shrink = try Board.initial.inverse(of: grow.ops)
+        guard case .applied(let back?) = try later.reverting(shrink, limits: .defaults) else {
+            Issue.record("the undo was refused"); return
+        }
+        #expect(back.board.sections[0].items.count == 2 && back.board.focus == nil)
+        #expect(back.ops.last == .remove(path: "/focus"))
+        #expect(try JSONPatch.apply(back.ops, to: later.json) == back.board.json)
+    }
 }

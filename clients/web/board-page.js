@@ -14,6 +14,7 @@ import { $, toast, setBanner, setStatus, setConnection, time, showPermissions } 
 import { showSignIn, hideSignIn, wireSignIn, refusedMessage } from './signin.js';
 import { wireBoardControls } from './board-controls.js';
 import { ViewMode } from './view-mode.js';
+import { HistoryPanel } from './history-panel.js';
 
 export class BoardPage {
   constructor(board) {
@@ -37,6 +38,7 @@ export class BoardPage {
       onClose: (e) => this.onClose(e),
       token: getToken,
     });
+    this.history = new HistoryPanel(this);
     window.foldsync = { page: this, renders, allowed: (perm) => this.may(perm) };
     wireBoardControls(this);
     this.showView();
@@ -91,6 +93,7 @@ export class BoardPage {
     setStatus('following', '');
     this.lastChange = null;
     setStatus('last', '');
+    this.history.clear();
   }
 
   onState({ state, retryAt }) {
@@ -149,6 +152,7 @@ export class BoardPage {
 
   onChanged(m, { ops, touched, mode }) {
     this.conn.healthy();
+    this.history.changed(m.type === 'snapshot');
     if (ops === null) {
       $('missing').hidden = true;
     } else {

@@ -23,6 +23,10 @@ public enum Command: Sendable, Equatable {
     case clearFocus
     /// A file path, or `-` for stdin.
     case load(String)
+    /// The board's changes: who, when, what (`--since`, `--before`, `--limit`).
+    case history(since: Int?, before: Int?, limit: Int?)
+    /// Undo the change that made this rev.
+    case revert(Int)
     /// `--help`, for one command or in general.
     case help(String?)
 

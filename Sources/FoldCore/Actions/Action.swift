@@ -16,6 +16,8 @@ public enum Action: Sendable, Equatable {
     /// Extensions: the shared focus (`fold` permission).
     case focus(section: String, item: Int)
     case clearFocus
+    /// Undo the change that made `rev` (an extension): its inverse, as a new change.
+    case revert(rev: Int)
 
     /// Which action this is; its `rawValue` is the message `type` on the wire.
     public var kind: ActionName {
@@ -34,6 +36,7 @@ public enum Action: Sendable, Equatable {
         case .replace: return .replace
         case .focus: return .focus
         case .clearFocus: return .clearFocus
+        case .revert: return .revert
         }
     }
 

@@ -7,6 +7,8 @@ public enum ActionName: String, CaseIterable, Sendable {
     case replace
     /// Extensions: the shared focus.
     case focus, clearFocus
+    /// An extension: undo one change from the board's history.
+    case revert
 
     /// Folding, unfolding and pointing at an item (the shared focus): what
     /// a viewer may do without edit rights.
@@ -18,9 +20,10 @@ public enum ActionName: String, CaseIterable, Sendable {
     }
 
     /// The permission an action of this kind needs: `fold` for folding and focus,
-    /// `admin` to replace a whole board, `edit` for every other change.
+    /// `admin` to replace a whole board, `edit` for every other change. A
+    /// revert needs at least `fold`, then what the change it undoes needed.
     public var permission: Permission {
-        if isFold { return .fold }
+        if isFold || self == .revert { return .fold }
         return self == .replace ? .admin : .edit
     }
 }

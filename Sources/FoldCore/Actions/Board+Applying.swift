@@ -46,6 +46,9 @@ extension Board {
             return clearingFocus()
         case .replace(let board):
             return try replacing(with: board, limits: limits)
+        case .revert:
+            // The undo is read from the history, which the daemon holds: see `reverting`.
+            throw FoldError(.invalid, "revert needs the board's history")
         }
     }
 

@@ -27,6 +27,7 @@ extension FieldReader {
         case .focus:
             return .focus(section: try string("section"), item: try int("item"))
         case .clearFocus: return .clearFocus
+        case .revert: return .revert(rev: try int("rev"))
         case .replace:
             guard let state = object["state"] else { throw fail("field 'state' must be an object") }
             do throws(FoldError) {

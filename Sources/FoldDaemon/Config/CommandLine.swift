@@ -10,6 +10,8 @@ public enum DaemonCommand: Sendable {
     case version(String)
     /// `foldsyncd hash-token`: reads a secret on stdin, prints its SHA-256.
     case hashToken
+    /// `foldsyncd backup ... OUT`, `foldsyncd restore IN ...`.
+    case maintenance(MaintenanceCommand)
 }
 
 extension DaemonCommand {
@@ -18,6 +20,9 @@ extension DaemonCommand {
     public static func parse(_ args: [String], environment: [String: String]) throws(ConfigError) -> DaemonCommand {
         var sources = ConfigSources()
         sources.environment = environment
+        if let first = args.first, let kind = MaintenanceCommand.Kind(rawValue: first) {
+            return .maintenance(try MaintenanceCommand.parse(kind, Array(args.dropFirst()), environment: environment))
+        }
         if args.first == "hash-token" {
             guard args.count == 1 else { throw ConfigError(description: "hash-token takes no arguments; it reads the secret on stdin") }
             return .hashToken
@@ -76,6 +81,8 @@ extension DaemonCommand {
             "",
             "usage: foldsyncd [options]",
             "       foldsyncd hash-token    (reads a secret on stdin, prints the hash for a `token` line)",
+            "       foldsyncd backup [--db PATH] OUT    (a consistent copy of the SQLite store, while the daemon runs)",
+            "       foldsyncd restore IN [--db PATH]    (the daemon stopped: replaces the store; every board gets a new epoch)",
             "",
             "Every option is also a configuration-file key (`key = value`) and an",
             "environment variable (FOLDSYNC_KEY); flags win over the environment,",

@@ -35,6 +35,8 @@ public enum Daemon {
             for p in problems { FileHandle.standardError.write(Data("foldsyncd: \(p)\n".utf8)) }
             if problems.isEmpty { print("configuration ok\(sources.file.map { " (\($0))" } ?? "")") }
             return problems.isEmpty ? 0 : 2
+        case .maintenance(let c):
+            return Maintenance.run(c)
         case .run(let config, let sources):
             return run(config, sources: sources)
         }
@@ -50,6 +52,9 @@ public enum Daemon {
         } catch {
             logger.error("cannot open the store \(StoreOpener.describe(config)): \(error.message)")
             return error.status
+        }
+        if let sqlite = store as? SQLiteStore, sqlite.openedVersion > 0, sqlite.openedVersion < SQLiteStore.schemaVersion {
+            logger.info("upgraded the store \(config.db) from schema \(sqlite.openedVersion) to \(SQLiteStore.schemaVersion)")
         }
         do {
             var boards = try LoadedBoard.loadAll(from: store, history: config.historyPerBoard, logger: logger)
@@ -82,7 +87,8 @@ public enum Daemon {
                           statusEvery: notifier.socketPath == nil ? nil : 5)
             let driver = HubDriver(hub: hub, server: server, notifier: notifier)
             let mailbox = driver.mailbox
-            driver.committer = Committer(store: store) { mailbox.post(.commit($0)) }
+            driver.committer = Committer(store: store, report: { mailbox.post(.commit($0)) },
+                                         answer: { mailbox.post(.history(id: $0, $1)) })
             driver.committer.start()
             if !config.store.isEmpty {
                 driver.follower = Follower(uri: config.store, timeoutMs: config.storeBusyMs, boards: loaded,

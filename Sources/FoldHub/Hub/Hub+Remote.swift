@@ -127,7 +127,7 @@ extension Hub {
         let mine = held.filter { $0.board == board }
         held.removeAll { $0.board == board }
         for e in mine {
-            if let intent = e.intent { perform(intent.request, reply: e.reply, by: intent.by) }
+            if let intent = e.intent { perform(intent.request, reply: e.reply, by: intent.by, actor: intent.actor) }
         }
     }
 }

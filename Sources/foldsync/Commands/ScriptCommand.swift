@@ -31,6 +31,8 @@ final class ScriptCommand: SessionHandler {
         }
         if command == .boards {
             fetchID = session.fetchAPI("/api/boards")
+        } else if case .history(let since, let before, let limit) = command {
+            fetchID = session.fetchAPI(HistoryText.path(board: session.board, since: since, before: before, limit: limit))
         } else {
             session.connect()
         }
@@ -89,6 +91,8 @@ final class ScriptCommand: SessionHandler {
         switch result {
         case .failure(let e):
             fail("\(options.url): \(e.description)")
+        case .success(let reply) where command != .boards:
+            historyFetched(reply)
         case .success(let reply):
             guard reply.status == 200, let json = try? JSONParser.parse(reply.body),
                   let list = json["boards"]?.arrayValue else {
@@ -106,6 +110,25 @@ final class ScriptCommand: SessionHandler {
             }
             finish(0)
         }
+    }
+
+    private func historyFetched(_ reply: HTTPReply) {
+        guard let json = try? JSONParser.parse(reply.body, maxDepth: 512) else {
+            return fail("GET history answered \(reply.status) with no JSON")
+        }
+        guard reply.status == 200 else {
+            return fail("\(json["code"]?.stringValue ?? String(reply.status)): \(json["message"]?.stringValue ?? "")")
+        }
+        if options.json {
+            Output.out(String(decoding: reply.body, as: UTF8.self) + "\n")
+        } else {
+            var now = timespec()
+            clock_gettime(CLOCK_REALTIME, &now)
+            var forward = false
+            if case .history(let since?, _, _) = command { forward = since >= 0 }
+            Output.out(HistoryText.render(json, todayMs: Int(now.tv_sec) * 1000, forward: forward))
+        }
+        finish(0)
     }
 
     func sessionInbox(_ event: AppEvent) {
@@ -170,6 +193,7 @@ final class ScriptCommand: SessionHandler {
             let id = try section(s)
             return .focus(section: id, item: try session.mirror.resolveItem(ref, in: id).get())
         case .clearFocus: return .clearFocus
+        case .revert(let rev): return .revert(rev: rev)
         default: throw FoldError(.badRequest, "not an action")
         }
     }
@@ -198,6 +222,9 @@ final class ScriptCommand: SessionHandler {
             text = focus.map { "focus \($0.section) item \($0.item) · rev \(rev)" } ?? "no focus · rev \(rev)"
         case .load:
             text = "loaded \(session.board) · rev \(rev)"
+        case .revert(let undone):
+            fields.append(("reverted", .int(undone)))
+            text = "undid rev \(undone) · rev \(rev)"
         default:
             break
         }
