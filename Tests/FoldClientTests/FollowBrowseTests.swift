@@ -103,4 +103,17 @@ import Testing
         #expect(text.hasPrefix("board b · single · focus a item 1\n"))
         #expect(text.contains("\n    i0\n  → Docs  [new]  <https://example.com>\n      read\n    i2\n"), "\(text)")
     }
+
+    @Test func presenceFollowingIsReadAndBrowsingSurvivesABoardSwitch() {
+        let text = #"{"type":"presence","board":"b","viewers":3,"following":1}"#
+        #expect(ServerEvent.decode(Array(text.utf8)) == .presence(board: "b", viewers: 3, following: 1))
+        #expect(ServerEvent.decode(Array(#"{"type":"presence","board":"b","viewers":3}"#.utf8)) == .presence(board: "b", viewers: 3, following: nil))
+        var m = model(board(open: "a"))
+        _ = m.handle(.char("f"), now: 0)
+        _ = m.handle(.enter, now: 0)
+        #expect(m.shown?.sections.map(\.expanded) == [false, false, false])
+        m.switchTo(board: "other")
+        m.update(document: board(open: "a"), position: nil)
+        #expect(!m.following && m.shown?.sections.map(\.expanded) == [true, false, false], "the other board's folds are not carried over")
+    }
 }

@@ -97,6 +97,8 @@ public struct LiveModel: Sendable {
         board = name
         document = nil
         shown = nil
+        // Still browsing, but the folds were the other board's.
+        if localFolds != nil { localFolds = [:] }
         position = nil
         viewers = nil
         followers = nil
