@@ -12,14 +12,7 @@ from selenium.webdriver.common.by import By
 
 import harness
 
-DAEMON = None
 _names = itertools.count()
-
-
-def setUpModule():
-    global DAEMON
-    DAEMON = harness.shared()
-    os.makedirs(harness.ARTIFACTS, exist_ok=True)
 
 
 wait = harness.wait
@@ -59,7 +52,7 @@ def tall_board():
 class FocusAndBrowse(harness.TwoBrowsers):
     def new_board(self, state):
         name = f"f{os.getpid()}-{next(_names)}"
-        DAEMON.put_board(name, state)
+        harness.shared().put_board(name, state)
         return name
 
     def test_a_click_on_an_item_highlights_it_in_the_other_and_scrolls_it_into_view(self):
@@ -82,7 +75,7 @@ class FocusAndBrowse(harness.TwoBrowsers):
         wait(self.b, lambda d: focused(d) == ["s18", 1], 3, "the other browser did not mark the focus")
         wait(self.b, lambda d: in_view(d, target), 3, "the focused item was not scrolled into view")
         wait(self.a, lambda d: focused(d) == ["s18", 1], 3)
-        self.assertEqual(DAEMON.board(name)["state"]["focus"], {"section": "s18", "item": 1})
+        self.assertEqual(harness.shared().board(name)["state"]["focus"], {"section": "s18", "item": 1})
         # Clear focus: the mark goes everywhere.
         self.b.find_element(By.ID, "clear-focus").click()
         for d in (self.a, self.b):
@@ -110,18 +103,18 @@ class FocusAndBrowse(harness.TwoBrowsers):
         self.assertIn("browsing", self.b.find_element(By.ID, "st-view").text)
         wait(self.a, lambda d: d.find_element(By.ID, "st-following").text == "1 following", 10, "the presenter sees one follower")
         # B opens Later for itself: the accordion closes Intro on B only; nothing reaches A or the daemon.
-        rev = DAEMON.board(name)["rev"]
+        rev = harness.shared().board(name)["rev"]
         self.b.find_element(By.ID, "h-later").click()
         wait(self.b, lambda d: expanded(d, "later") and not expanded(d, "intro"), 2, "the local fold")
         time.sleep(0.5)
         self.assertTrue(expanded(self.a, "intro") and not expanded(self.a, "later"))
-        self.assertEqual(DAEMON.board(name)["rev"], rev, "a browsing fold sends nothing")
+        self.assertEqual(harness.shared().board(name)["rev"], rev, "a browsing fold sends nothing")
         # The board's edits still arrive on the browsing page, its folds stay.
-        DAEMON.action(name, {"type": "setTitle", "section": "done", "title": "Done ✓"})
+        harness.shared().action(name, {"type": "setTitle", "section": "done", "title": "Done ✓"})
         wait(self.b, lambda d: d.find_element(By.CSS_SELECTOR, '[data-id="done"] .sec-title').text == "Done ✓", 3)
         self.assertTrue(expanded(self.b, "later") and not expanded(self.b, "intro"))
         # The presenter points at Done's item: the board opens Done, the browsing page does not.
-        DAEMON.action(name, {"type": "focus", "section": "done", "item": 0})
+        harness.shared().action(name, {"type": "focus", "section": "done", "item": 0})
         wait(self.a, lambda d: focused(d) == ["done", 0] and expanded(d, "done"), 3)
         time.sleep(0.3)
         self.assertFalse(expanded(self.b, "done"), "a browsing page is not unfolded by the focus")
@@ -137,7 +130,7 @@ class FocusAndBrowse(harness.TwoBrowsers):
         self.shoot(self.b)
         # Back to following: B snaps to the board's folds and focus.
         self.b.find_element(By.ID, "follow").click()
-        board = DAEMON.board(name)["state"]
+        board = harness.shared().board(name)["state"]
         want = [s["expanded"] for s in board["sections"]]
         wait(self.b, lambda d: [expanded(d, s["id"]) for s in board["sections"]] == want, 2, "snapped back")
         self.assertEqual(focused(self.b), ["later", 1])
@@ -147,6 +140,7 @@ class FocusAndBrowse(harness.TwoBrowsers):
             self.assert_no_console_errors(d)
 
     def shoot(self, d):
+        os.makedirs(harness.ARTIFACTS, exist_ok=True)
         harness.set_viewport(d, 1024, 560)
         png = os.path.join(harness.ARTIFACTS, "dashboard-focus.png")
         self.assertTrue(d.save_screenshot(png))
@@ -165,16 +159,16 @@ class FocusAndBrowse(harness.TwoBrowsers):
                 '<svg onload="window.__pwned=8">',
                 {"label": "fine", "href": "https://example.com/ok"}]}]}
         # The store's back door: written into SQLite while the daemon is down.
-        DAEMON.stop()
+        harness.shared().stop()
         try:
-            db = sqlite3.connect(DAEMON.db)
+            db = sqlite3.connect(harness.shared().db)
             db.execute("INSERT INTO boards(name, epoch, rev, state) VALUES(?, 'hostile-epoch', 0, ?)",
                        (name, json.dumps(payload).encode()))
             db.commit()
             db.close()
         finally:
-            DAEMON.start()
-        self.assertEqual(DAEMON.board(name)["state"]["sections"][0]["items"][0]["href"], "javascript:window.__pwned=3")
+            harness.shared().start()
+        self.assertEqual(harness.shared().board(name)["state"]["sections"][0]["items"][0]["href"], "javascript:window.__pwned=3")
         d = self.a
         self.open_board(d, name)
         wait(d, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#r-x li.item")) == 5, 3)
