@@ -187,4 +187,12 @@ import Testing
         #expect(back.ops.last == .remove(path: "/focus"))
         #expect(try JSONPatch.apply(back.ops, to: later.json) == back.board.json)
     }
+
+    @Test func theHistoryNamesFocusChanges() throws {
+        let change = try #require(try apply(.focus(section: "s1", item: 1), to: .initial))
+        #expect(ChangeSummary.describe(.focus(section: "s1", item: 1), before: .initial, after: change.board) == "focus s1 item 1 '333'")
+        #expect(ChangeSummary.describe(.clearFocus, before: change.board, after: .initial) == "clear the focus")
+        #expect(String(decoding: ChangeSummary.record(.focus(section: "s1", item: 1)), as: UTF8.self)
+                == #"{"type":"focus","section":"s1","item":1}"#)
+    }
 }

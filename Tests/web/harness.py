@@ -209,11 +209,11 @@ def shared(cls=Daemon):
 class TokenDaemon(Daemon):
     """A second foldsyncd whose configuration holds tokens (see run.sh):
     viewer (read,fold), editor (read,fold,edit; its secret holds a space and
-    a slash, so no subprotocol can carry it), admin (everything) and opsonly
-    (read,fold,edit on ops-* only). auth-timeout is 2 s."""
+    a slash, so no subprotocol can carry it), admin (everything), opsonly
+    (read,fold,edit on ops-* only) and reader (read only). auth-timeout is 2 s."""
 
     ENV = "FOLDSYNC_WEB_TOKEN_"
-    NAMES = ("viewer", "editor", "admin", "opsonly")
+    NAMES = ("viewer", "editor", "admin", "opsonly", "reader")
 
     def __init__(self):
         self.secrets = {n: os.environ.get(f"FOLDSYNC_WEB_SECRET_{n.upper()}") for n in self.NAMES}
@@ -221,7 +221,8 @@ class TokenDaemon(Daemon):
 
     def prepare(self, tmp):
         self.secrets = {"viewer": "v-" + secrets.token_urlsafe(18), "editor": f"e {secrets.token_urlsafe(18)}/x",
-                        "admin": "a-" + secrets.token_urlsafe(18), "opsonly": "o-" + secrets.token_urlsafe(18)}
+                        "admin": "a-" + secrets.token_urlsafe(18), "opsonly": "o-" + secrets.token_urlsafe(18),
+                        "reader": "r-" + secrets.token_urlsafe(18)}
         h = lambda n: hashlib.sha256(self.secrets[n].encode()).hexdigest()
         self.config = os.path.join(tmp, "tokens.conf")
         with open(os.open(self.config, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w") as f:
@@ -229,7 +230,8 @@ class TokenDaemon(Daemon):
                     f"token = viewer read,fold {h('viewer')}\n"
                     f"token = editor read,fold,edit {h('editor')}\n"
                     f"token = admin read,fold,edit,admin {h('admin')}\n"
-                    f"token = opsonly read,fold,edit {h('opsonly')} ops-*\n")
+                    f"token = opsonly read,fold,edit {h('opsonly')} ops-*\n"
+                    f"token = reader read {h('reader')}\n")
 
 
 def browser(width=1024, height=700):

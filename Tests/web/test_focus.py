@@ -193,6 +193,40 @@ class FocusAndBrowse(harness.TwoBrowsers):
         self.assert_no_console_errors(d)
 
 
+class ReadOnlyBrowsing(harness.OneBrowser):
+    """A token with `read` only cannot fold for everyone, but may browse."""
+
+    def test_a_read_only_token_browses_and_cannot_point(self):
+        t = harness.shared(harness.TokenDaemon)
+        name = f"ro{os.getpid()}"
+        t.put_board(name, {"mode": "single", "sections": [
+            {"id": "a", "title": "A", "items": ["one", "two"], "expanded": True},
+            {"id": "b", "title": "B", "items": ["three"], "expanded": False}]}, token=t.secrets["admin"])
+        d = self.d
+        d.get(f"{t.base}/b/{name}")
+        d.execute_script("sessionStorage.setItem('foldsync.token', arguments[0])", t.secrets["reader"])
+        d.get(f"{t.base}/b/{name}")
+        wait(d, lambda d: d.find_element(By.ID, "st-user").text == "signed in as reader"
+             and d.find_elements(By.CSS_SELECTOR, ".sec-btn"), 10, "the reader did not get the board")
+        # Following, a header does not fold (no `fold`): it says so by aria-disabled.
+        self.assertEqual(d.find_element(By.ID, "h-b").get_attribute("aria-disabled"), "true")
+        rev = t.board(name, token=t.secrets["reader"])["rev"]
+        d.find_element(By.ID, "follow").click()
+        wait(d, lambda d: d.find_element(By.ID, "follow").get_attribute("aria-checked") == "false", 2)
+        self.assertIsNone(d.find_element(By.ID, "h-b").get_attribute("aria-disabled"))
+        d.find_element(By.ID, "h-b").click()
+        wait(d, lambda d: expanded(d, "b") and not expanded(d, "a"), 2, "a local fold for a read-only viewer")
+        # Pointing needs `fold`: refused on the page, nothing sent.
+        wait(d, lambda d: d.find_element(By.CSS_SELECTOR, "#r-b .item-btn").is_displayed(), 2)
+        time.sleep(0.3)
+        d.find_element(By.CSS_SELECTOR, "#r-b .item-btn").click()
+        wait(d, lambda d: "may not point at items" in d.find_element(By.ID, "toast").text, 2)
+        time.sleep(0.3)
+        self.assertEqual(t.board(name, token=t.secrets["reader"])["rev"], rev, "nothing reached the board")
+        # The daemon counts it as not following.
+        wait(d, lambda d: d.find_element(By.ID, "st-following").text == "0 following", 10)
+
+
 def copy_screenshot():
     """The docs' screenshot: written when missing, or on request
     (FOLDSYNC_UPDATE_SCREENSHOT=1), so a test run does not dirty the checkout."""

@@ -134,7 +134,7 @@ export class BoardPage {
     if (m.board !== undefined && m.board !== this.board) return;
     switch (m.type) {
       case 'hello': this.session = m.session; this.auth.apply({ type: 'hello' }); return;
-      case 'authenticated': this.auth.apply(m); hideSignIn(); this.tick(); return;
+      case 'authenticated': this.auth.apply(m); this.showLocalFolds(document); hideSignIn(); this.tick(); return;
       case 'ack': this.onAck(m); return;
       case 'error': this.onError(m); return;
       case 'snapshot': case 'patch': this.auth.apply({ type: 'data' }); break;
@@ -225,11 +225,15 @@ export class BoardPage {
     this.showLocalFolds(document);
   }
 
-  // Browsing, every header folds (on this page), with or without `fold`.
+  // Browsing, every header folds (on this page), and so do Expand all and
+  // Collapse all, with or without `fold`.
   showLocalFolds(root) {
     const off = this.view.following && !this.may('fold');
     for (const b of root.querySelectorAll('.sec-btn')) {
       if (off) b.setAttribute('aria-disabled', 'true'); else b.removeAttribute('aria-disabled');
+    }
+    if (root === document) {
+      for (const id of ['expand-all', 'collapse-all']) $(id).classList.toggle('no-perm', off);
     }
   }
 
