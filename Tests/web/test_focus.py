@@ -225,6 +225,15 @@ class ReadOnlyBrowsing(harness.OneBrowser):
         self.assertEqual(t.board(name, token=t.secrets["reader"])["rev"], rev, "nothing reached the board")
         # The daemon counts it as not following.
         wait(d, lambda d: d.find_element(By.ID, "st-following").text == "0 following", 10)
+        # A reconnect redraws the permissions; a browsing reader's headers stay foldable.
+        t.stop()
+        wait(d, lambda d: d.find_element(By.ID, "st-conn").text != "connected", 10, "the page saw the daemon go")
+        t.start()
+        wait(d, lambda d: d.find_element(By.ID, "st-conn").text == "connected"
+             and d.find_element(By.ID, "st-user").text == "signed in as reader", 20, "the page did not come back")
+        wait(d, lambda d: d.find_element(By.ID, "st-following").text == "0 following", 10, "still browsing after the reconnect")
+        self.assertIsNone(d.find_element(By.ID, "h-b").get_attribute("aria-disabled"),
+                          "a reconnect must not lock a browsing viewer's headers")
 
 
 def copy_screenshot():

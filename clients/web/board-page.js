@@ -28,7 +28,9 @@ export class BoardPage {
     this.lastFocus = null;    // section id whose header had focus, restored after reconnects
     this.view = new ViewMode();  // follow the board's folds, or browse on this page
     this.scrolledTo = null;   // the board focus last scrolled into view ("section/item")
-    this.auth = new AuthView(board);
+    // Every redraw of the permissions (a reconnect's hello, a sign-in) keeps a
+    // browsing viewer's headers foldable; the first runs before `may` is set.
+    this.auth = new AuthView(board, (root) => { if (this.may) this.showLocalFolds(root); });
     this.may = this.auth.may;
     this.list = new SectionList($('sections'), (node) => { showPermissions(this.may, node); this.showLocalFolds(node); });
     this.conn = new Connection(socketURL(), {
@@ -134,7 +136,7 @@ export class BoardPage {
     if (m.board !== undefined && m.board !== this.board) return;
     switch (m.type) {
       case 'hello': this.session = m.session; this.auth.apply({ type: 'hello' }); return;
-      case 'authenticated': this.auth.apply(m); this.showLocalFolds(document); hideSignIn(); this.tick(); return;
+      case 'authenticated': this.auth.apply(m); hideSignIn(); this.tick(); return;
       case 'ack': this.onAck(m); return;
       case 'error': this.onError(m); return;
       case 'snapshot': case 'patch': this.auth.apply({ type: 'data' }); break;
