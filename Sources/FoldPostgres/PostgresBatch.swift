@@ -45,9 +45,12 @@ enum PostgresBatch {
             start += rowsPerInsert
         }
         for b in batch.boards where batch.prunable(below: b.rev) > 0 {
-            // Kept: the last history-per-board changes, and any younger than history-days.
-            try c.query("DELETE FROM foldsync_changes WHERE board = $1 AND rev <= $2 AND at < $3",
-                        [b.name, String(batch.prunable(below: b.rev)), String(batch.cutoff)])
+            // Kept: the last history-per-board changes, and the ones from the first younger than
+            // history-days on; reading only what it deletes, as SQLiteStatements.pruneSQL explains.
+            try c.query("""
+                DELETE FROM foldsync_changes WHERE board = $1 AND rev < coalesce(
+                    (SELECT rev FROM foldsync_changes WHERE board = $1 AND rev <= $2 AND at >= $3 ORDER BY rev LIMIT 1), $2 + 1)
+                """, [b.name, String(batch.prunable(below: b.rev)), String(batch.cutoff)])
         }
         // Delivered at COMMIT, to every daemon's follower: a wake-up, the tables say what changed.
         try c.query("NOTIFY \(PostgresFollower.channel)")
