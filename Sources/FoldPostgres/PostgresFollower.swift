@@ -22,51 +22,49 @@ public final class PostgresFollower {
     /// The channel every commit notifies (PostgresBatch).
     static let channel = "foldsync"
 
-    private let uri: String
-    private let timeoutMs: Int
-    private var live: PGConnection?
+    private let link: PGLink
+    /// A presence NOTIFY arrived since `takePresenceHeard()` last asked.
+    private var presenceHeard = false
     /// The last position reported per board (what the hub has been told).
     private var seen: [String: (epoch: String, rev: Int)]
 
     /// `positions`: where the hub's boards stand at start.
     public init(uri: String, timeoutMs: Int, positions: [String: (epoch: String, rev: Int)]) {
-        self.uri = uri
-        self.timeoutMs = timeoutMs
+        self.link = PGLink(uri: uri, timeoutMs: timeoutMs) { c throws(PGError) in try c.query("LISTEN \(Self.channel)") }
         self.seen = positions
     }
 
-    private func connection() throws(PGError) -> PGConnection {
-        if let c = live, !c.isBroken { return c }
-        live = nil
-        let c = try PGConnection(uri: uri, timeoutMs: timeoutMs)
-        try c.query("LISTEN \(Self.channel)")
-        live = c
-        return c
-    }
+    /// Connections made again after one broke (any thread).
+    public var reconnects: Int { link.reconnects }
 
     /// Waits up to `waitMs` for a notification, then reports every board that moved.
     public func next(waitMs: Int32) throws(StoreError) -> [Update] {
-        do throws(PGError) {
-            let c = try connection()
+        try using { c throws(PGError) in
             var p = pollfd(fd: PQsocket(c.handle), events: Int16(POLLIN), revents: 0)
             if poll(&p, 1, waitMs) > 0 {
                 guard PQconsumeInput(c.handle) == 1 else {
-                    live = nil
                     throw PGError(message: PGConnection.trimmed(PQerrorMessage(c.handle)), connectionLost: true)
                 }
-                while let n = PQnotifies(c.handle) { fs_pq_free_notify(n) }
+                while let n = PQnotifies(c.handle) {
+                    if let extra = n.pointee.extra, String(cString: extra) == PostgresPresence.payload { presenceHeard = true }
+                    fs_pq_free_notify(n)
+                }
             }
             return try scan(c)
-        } catch {
-            if error.connectionLost { live = nil }
-            throw error.storeError
         }
     }
 
+    /// True once after another node announced a changed viewer count.
+    public func takePresenceHeard() -> Bool {
+        defer { presenceHeard = false }
+        return presenceHeard
+    }
+
+    func using<T>(_ body: (PGConnection) throws(PGError) -> T) throws(StoreError) -> T { try link.using(body) }
+
     /// The board as it stands after `after` (at `epoch`), whatever was reported before.
     public func catchUp(board: String, epoch: String, after: Int) throws(StoreError) -> [Update] {
-        do throws(PGError) {
-            let c = try connection()
+        try using { c throws(PGError) in
             let r = try c.query("SELECT epoch, rev FROM foldsync_boards WHERE name = $1", [board])
             guard r.rows == 1, let e = r.text(0, 0), let rev = r.int(0, 1) else {
                 seen[board] = nil
@@ -74,9 +72,6 @@ public final class PostgresFollower {
             }
             seen[board] = (epoch, after)
             return try moved(board, to: (e, rev), on: c)
-        } catch {
-            if error.connectionLost { live = nil }
-            throw error.storeError
         }
     }
 

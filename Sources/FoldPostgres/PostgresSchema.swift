@@ -32,6 +32,7 @@ enum PostgresSchema {
                 try conn.query(create)
                 try conn.query("INSERT INTO foldsync_meta(key, value) VALUES('schema', $1)", [String(version)])
             }
+            try conn.query(PostgresPresence.create)
             found = row.rows == 0 ? String(version) : row.text(0, 0) ?? ""
             // Nothing written when the schema was there: committing only ends the lock.
             try conn.query("COMMIT")

@@ -9,16 +9,11 @@ import FoldCore
 /// Not thread-safe by itself: used at start-up, then only by the committer
 /// thread (the `BoardStore` contract), hence `@unchecked Sendable`.
 public final class PostgresStore: BoardStore, @unchecked Sendable {
-    private let uri: String
-    private let timeoutMs: Int
-    /// nil after a failure that broke it; the next call connects again.
-    private var live: PGConnection?
+    private let link: PGLink
 
     /// Connects and prepares the schema. `timeoutMs` bounds every wait: the
     /// connect, a statement, a row lock.
     public init(uri: String, timeoutMs: Int = 2_000) throws(PostgresOpenError) {
-        self.uri = uri
-        self.timeoutMs = timeoutMs
         let conn: PGConnection
         do throws(PGError) {
             conn = try PGConnection(uri: uri, timeoutMs: timeoutMs)
@@ -26,29 +21,13 @@ public final class PostgresStore: BoardStore, @unchecked Sendable {
             throw .failed(error.storeError)
         }
         try PostgresSchema.prepare(conn)
-        live = conn
+        link = PGLink(uri: uri, timeoutMs: timeoutMs, adopting: conn)
     }
 
-    /// The open connection, or a new one when the last broke.
-    func connection() throws(PGError) -> PGConnection {
-        if let c = live, !c.isBroken { return c }
-        live = nil
-        let c = try PGConnection(uri: uri, timeoutMs: timeoutMs)
-        live = c
-        return c
-    }
+    /// Connections made again after one broke (any thread).
+    public var reconnects: Int { link.reconnects }
 
-    /// Runs `body` on the connection; a failure that lost the connection drops it.
-    @discardableResult
-    func using<T>(_ body: (PGConnection) throws(PGError) -> T) throws(StoreError) -> T {
-        do throws(PGError) {
-            let c = try connection()
-            return try body(c)
-        } catch {
-            if error.connectionLost { live = nil }
-            throw error.storeError
-        }
-    }
+    func using<T>(_ body: (PGConnection) throws(PGError) -> T) throws(StoreError) -> T { try link.using(body) }
 
     public func loadBoards() throws(StoreError) -> [StoredBoard] {
         try using { c throws(PGError) in
@@ -80,8 +59,8 @@ public final class PostgresStore: BoardStore, @unchecked Sendable {
                 try c.query("COMMIT")
             } catch where error.connectionLost {
                 // The COMMIT may or may not have happened: read the outcome back, never guess.
-                live = nil
-                if try PostgresBatch.isCommitted(batch, on: connection()) { return }
+                link.drop()
+                if try PostgresBatch.isCommitted(batch, on: link.connection()) { return }
                 throw error
             }
         }

@@ -75,6 +75,7 @@ final class HubDriver {
         case .stopAccepting: server.refuseNewConnections = true
         case .stopServer: server.stop()
         case .catchUp(let board, let epoch, let after): follower?.catchUp(board: board, epoch: epoch, after: after)
+        case .sharePresence(let board, let viewers): follower?.share(board: board, viewers: viewers)
         }
     }
 

@@ -11,6 +11,7 @@ extension Hub {
         let name: String
         switch update {
         case .changes(let b, _, _), .snapshot(let b, _, _, _), .deleted(let b): name = b
+        case .presence(let counts): return remotePresence(counts)
         }
         if hasWritesWaiting(on: name) {
             behind.insert(name)
@@ -20,6 +21,7 @@ extension Hub {
         case .changes(_, let epoch, let changes): applyRemote(changes, to: name, epoch: epoch)
         case .snapshot(_, let epoch, let rev, let state): replaceRemote(name, epoch: epoch, rev: rev, state: state)
         case .deleted: deleteRemote(name)
+        case .presence: break
         }
         retryHeld(on: name)
     }

@@ -27,6 +27,8 @@ public final class Hub {
     var behind: Set<String> = []
     /// Actions of a batch a shared store refused, waiting for their board's catch-up to be applied again.
     var held: [PendingEntry] = []
+    /// Viewers per board on other nodes of a shared store (`RemoteUpdate.presence`).
+    var remoteViewers: [String: Int] = [:]
     /// The action `perform` is queueing (attached to its entry by `enqueue`).
     var performing: Intent?
 
