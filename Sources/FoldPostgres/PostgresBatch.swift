@@ -46,14 +46,19 @@ enum PostgresBatch {
     /// when another daemon moved one of them since this one read it: its
     /// revs would collide with theirs, and a change would be lost.
     ///
-    /// A row at another epoch (or none) is being replaced or created by this
-    /// batch: epochs are random per creation, so only the same epoch can be stale.
+    /// A board the batch creates may replace whatever row is there (a PUT
+    /// wins over a board of that name another node created meanwhile). Any
+    /// other must stand at the batch's epoch and base rev: gone means another
+    /// node deleted it, another epoch that it was re-created.
     static func lockAndCheck(_ batch: CommitBatch, on c: PGConnection) throws(PGError) {
         var firstRev: [String: Int] = [:]
         for ch in batch.changes where firstRev[ch.board] == nil { firstRev[ch.board] = ch.rev }
         for b in batch.boards.sorted(by: { $0.name < $1.name }) {   // one lock order for every node: no deadlock
             let r = try c.query("SELECT epoch, rev FROM foldsync_boards WHERE name = $1 FOR UPDATE", [b.name])
-            guard r.rows == 1, r.text(0, 0) == b.epoch else { continue }
+            if batch.created.contains(b.name) { continue }
+            guard r.rows == 1, r.text(0, 0) == b.epoch else {
+                throw PGError(message: "board '\(b.name)' was deleted or re-created by another node", sqlstate: conflictState, connectionLost: false)
+            }
             let base = firstRev[b.name].map { $0 - 1 } ?? b.rev
             guard r.int(0, 1) == base else {
                 throw PGError(message: "board '\(b.name)' was moved by another node (it is at rev \(r.int(0, 1) ?? -1), this batch follows rev \(base))",

@@ -112,4 +112,18 @@ import Testing
         h.feed(.remote(.changes(board: "default", epoch: "e0", [theirs])))
         #expect(h.read(1).map(\.code) == ["conflict"])
     }
+
+    /// A delete is an intent too: refused as moved, it deletes the board as it has become.
+    @Test func aRefusedDeleteIsAppliedAgain() {
+        let h = HubHarness()
+        h.feed(.http(HubRequest(id: 9, method: "DELETE", path: "/api/boards/default")))
+        let refused = h.commits.removeFirst()
+        h.feed(.committed(.moved(batch: refused.id, reason: "moved")))
+        #expect(h.responses[9] == nil, "not refused")
+        let theirs = StoredChange(board: "default", rev: 1, ops: Array(#"[{"op":"replace","path":"/sections/1/expanded","value":true}]"#.utf8))
+        h.feed(.remote(.changes(board: "default", epoch: "e0", [theirs])))
+        h.finishCommits()
+        #expect(h.responses[9]?.status == 204)
+        #expect(h.hub.board("default") == nil)
+    }
 }

@@ -16,6 +16,7 @@ import Testing
         for rev in 1...5 {
             var batch = CommitBatch(historyLimit: 3)
             batch.boards = [board("a", rev: rev)]
+            if rev == 1 { batch.created = ["a"] }
             batch.changes = [StoredChange(board: "a", rev: rev, ops: Array(#"[{"op":"add","path":"/n","value":\#(rev)}]"#.utf8))]
             try store.commit(batch)
         }
@@ -92,6 +93,21 @@ import Testing
         try b.commit(batch([change("x", 2), change("x", 3)].map { $0 }))
         #expect(try a.loadBoards().map(\.rev) == [3])
         #expect(try a.loadChanges(board: "x", after: 0).map(\.rev) == [1, 2, 3])
+    }
+
+    /// A write built on a board another node deleted (or re-created) is refused, not a resurrection.
+    @Test func aBatchOnADeletedOrRecreatedBoardIsRefused() throws {
+        let uri = try PostgresServer.shared().createDatabase()
+        let a = try PostgresStore(uri: uri), b = try PostgresStore(uri: uri)
+        #expect(try a.createIfAbsent(StoredBoard(name: "x", epoch: "e", rev: 0, state: Array(#"{"n":0}"#.utf8))))
+        var gone = CommitBatch(historyLimit: 100)
+        gone.deletions = ["x"]
+        try a.commit(gone)
+        #expect { try b.commit(batch([change("x", 1)])) } throws: { ($0 as? StoreError)?.moved == true }
+        #expect(try a.loadBoards().isEmpty)
+        #expect(try a.createIfAbsent(StoredBoard(name: "x", epoch: "new", rev: 0, state: Array(#"{"n":0}"#.utf8))))
+        #expect { try b.commit(batch([change("x", 1)])) } throws: { ($0 as? StoreError)?.moved == true }
+        #expect(try a.loadBoards().map(\.epoch) == ["new"])
     }
 
     @Test func racingNodesNeverShareARev() throws {

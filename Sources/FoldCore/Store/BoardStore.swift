@@ -34,6 +34,10 @@ public struct CommitBatch: Sendable {
     public var deletions: [String] = []
     public var boards: [StoredBoard] = []
     public var changes: [StoredChange] = []
+    /// Boards this batch creates (at a fresh epoch). Every other board in it
+    /// was built on the position this daemon last saw: a shared store
+    /// refuses the batch when that row is gone or moved.
+    public var created: Set<String> = []
     /// Changes kept per board; older ones are pruned in the same transaction.
     public var historyLimit: Int
 

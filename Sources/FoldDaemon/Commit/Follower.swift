@@ -59,6 +59,12 @@ final class Follower: Sendable {
         _ = done.wait(timeout: .now() + timeout)
     }
 
+    /// Sleeps `seconds`, in slices, so that `stop` is not kept waiting.
+    private func pause(_ seconds: Double) {
+        let end = DispatchTime.now() + seconds
+        while DispatchTime.now() < end && !stopped.withLock({ $0 }) { usleep(50_000) }
+    }
+
     /// When the last beat was written and the other nodes' counts read (seconds, monotonic).
     private struct PresenceClock {
         var beat = -Double.infinity, read = -Double.infinity
@@ -90,6 +96,7 @@ final class Follower: Sendable {
     private func loop() {
         var failing = false
         var clock = PresenceClock()
+        var backoff = Backoff()
         while !stopped.withLock({ $0 }) {
             let asked = requests.withLock { r in defer { r.removeAll() }; return r }
             let read = source.withLock { box in
@@ -106,12 +113,13 @@ final class Follower: Sendable {
                 failing = false
                 for u in updates { if let r = Self.remote(u, logger: logger) { post(r) } }
                 if let viewers { post(.presence(viewers)) }
+                backoff.reset()
             } catch {
                 if !failing { logger.warning("cannot follow the shared store: \(error.description)") }
                 failing = true
                 // Asked-for boards are asked again once the store answers.
                 requests.withLock { $0.insert(contentsOf: asked, at: 0) }
-                usleep(500_000)
+                pause(backoff.next())
             }
         }
         source.withLock { box in

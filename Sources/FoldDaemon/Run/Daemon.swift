@@ -48,7 +48,10 @@ public enum Daemon {
         do throws(StoreOpener.Failure) {
             store = try StoreOpener.open(config)
         } catch {
-            logger.error("cannot open the store \(StoreOpener.describe(config)): \(error.message)")
+            let why = "cannot open the store \(StoreOpener.describe(config)): \(error.message)"
+            logger.error(why)
+            // systemd shows it beside the failed unit (the exit status says only "1").
+            do { try notifier.send("STATUS=\(why)") } catch { logger.debug("sd_notify STATUS: \(error)") }
             return error.status
         }
         do {

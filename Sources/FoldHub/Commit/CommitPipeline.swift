@@ -7,6 +7,8 @@ struct CommitPipeline {
     var nextBatchID: UInt64 = 1
     /// Why the store refuses writes; nil while it accepts them.
     var fault: String?
+    /// The waits between probes while `fault` is set.
+    var backoff = Backoff()
 
     /// True when nothing is waiting for the store.
     var isIdle: Bool { inFlight == nil && pending.isEmpty }

@@ -4,7 +4,7 @@ extension Hub {
     /// Applies an action to the head and queues it for commit; the reply
     /// (and the patch) wait for the commit.
     func perform(_ request: ActionRequest, reply: Reply, by: String?) {
-        performing = Intent(request: request, by: by)
+        performing = .action(request, by: by)
         defer { performing = nil }
         let name = request.board
         if let fault = pipeline.fault {
@@ -56,6 +56,8 @@ extension Hub {
     }
 
     func delete(_ name: String, reply: Reply) {
+        performing = .delete(board: name)
+        defer { performing = nil }
         if let fault = pipeline.fault {
             return answer(reply, error: WireError(.internal, "the store refuses writes (\(fault))", board: name))
         }

@@ -35,8 +35,8 @@ struct PendingEntry {
     var intent: Intent? = nil
 }
 
-/// An action as a client asked for it: what it means does not depend on the rev it was applied at.
-struct Intent {
-    var request: ActionRequest
-    var by: String?
+/// A write as a client asked for it: what it means does not depend on the rev it was applied at.
+enum Intent {
+    case action(ActionRequest, by: String?)
+    case delete(board: String)
 }

@@ -109,8 +109,8 @@ extension Hub {
     /// Another node moved a board of the refused batch first. Nothing was
     /// written: every head goes back to what is committed, the actions wait
     /// for their boards' catch-up and are then applied again on the newer
-    /// state (actions are intents; `ifRev` meets the real head). What has no
-    /// intent (a delete) is refused as a failed write would be.
+    /// state (actions are intents; `ifRev` meets the real head; a delete
+    /// deletes what the board has become).
     func requeueMoved(_ entries: [PendingEntry], reason: String) {
         let refused = entries + pipeline.pending
         pipeline.pending = []
@@ -139,7 +139,11 @@ extension Hub {
         let mine = held.filter { $0.board == board }
         held.removeAll { $0.board == board }
         for e in mine {
-            if let intent = e.intent { perform(intent.request, reply: e.reply, by: intent.by) }
+            switch e.intent {
+            case .action(let request, let by): perform(request, reply: e.reply, by: by)
+            case .delete(let board): delete(board, reply: e.reply)
+            case nil: break
+            }
         }
     }
 }

@@ -92,9 +92,11 @@ public final class Hub {
     /// The committed state of a board, when there is one.
     public func board(_ name: String) -> BoardState? { boards[name].flatMap { $0.committed == nil ? nil : $0 } }
 
-    /// What systemd shows in `systemctl status`.
+    /// What systemd shows in `systemctl status`: the store by name (never a
+    /// password) and, while it refuses writes, why the daemon is not ready.
     public var statusLine: String {
-        let state = pipeline.fault.map { "store refusing writes: \($0)" } ?? "serving"
+        let store = config.store.isEmpty ? config.db : StoreURI.redacted(config.store)
+        let state = pipeline.fault.map { "not ready: store \(store) refuses writes: \($0)" } ?? "serving from \(store)"
         return "\(state); \(sessions.count) connections, \(boardCount) boards"
             + (reloadError.map { "; last reload refused: \($0)" } ?? "")
     }

@@ -156,4 +156,26 @@ import Testing
         let stored = try server.psql(uri, "SELECT epoch FROM foldsync_boards WHERE name = 'default'")
         #expect(epochs == [stored])
     }
+
+    /// A delete racing another node's writes is applied (204), never refused
+    /// because the board moved meanwhile.
+    @Test func aDeleteRacingWritesOnAnotherNodeIsApplied() throws {
+        let uri = try PostgresServer.shared().createDatabase()
+        let nodes = try (0..<2).map { _ in try DaemonProcess(["--store", uri]) }
+        defer { nodes.forEach { $0.shutdown() } }
+        let doc = #"{"mode":"multi","sections":[{"id":"a","title":"A","items":[],"expanded":false}]}"#
+        for round in 0..<5 {
+            #expect(try nodes[0].http("PUT", "/api/boards/race", body: doc).status == 200)
+            #expect(try eventually { try nodes[1].http("GET", "/api/boards/race").status == 200 })
+            let writer = Thread {
+                for _ in 0..<20 { _ = try? nodes[1].http("POST", "/api/boards/race/actions", body: #"{"type":"toggle","section":"a"}"#) }
+            }
+            writer.start()
+            usleep(UInt32(20_000 * (round + 1)))
+            let r = try nodes[0].http("DELETE", "/api/boards/race")
+            #expect(r.status == 204, "round \(round): \(r.text)")
+            #expect(eventually(timeout: 20) { writer.isFinished })
+            #expect(try eventually { try nodes.allSatisfy { try $0.http("GET", "/api/boards/race").status == 404 } })
+        }
+    }
 }
