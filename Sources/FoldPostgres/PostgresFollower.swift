@@ -23,6 +23,8 @@ public final class PostgresFollower {
     static let channel = "foldsync"
 
     private let link: PGLink
+    /// Every board's row as the last scan read it (for the catch-up lag).
+    public private(set) var heads: [String: (epoch: String, rev: Int)] = [:]
     /// A presence NOTIFY arrived since `takePresenceHeard()` last asked.
     private var presenceHeard = false
     /// The last position reported per board (what the hub has been told).
@@ -79,9 +81,11 @@ public final class PostgresFollower {
         let r = try c.query("SELECT name, epoch, rev FROM foldsync_boards ORDER BY name")
         var out: [Update] = []
         var present: Set<String> = []
+        heads = [:]
         for i in 0..<r.rows {
             guard let name = r.text(i, 0), let epoch = r.text(i, 1), let rev = r.int(i, 2) else { continue }
             present.insert(name)
+            heads[name] = (epoch, rev)
             if let s = seen[name], s.epoch == epoch, s.rev >= rev { continue }
             out += try moved(name, to: (epoch, rev), on: c)
         }

@@ -127,3 +127,17 @@ import Testing
         #expect(h.hub.board("default") == nil)
     }
 }
+
+/// `/metrics` for a shared store: reconnects as counted, and the revs this
+/// node has not applied of what the follower last read.
+@Suite struct StoreMetricsTests {
+    @Test func catchUpLagAndReconnects() {
+        let h = HubHarness()
+        let heads = ["default": BoardHead(epoch: "e0", rev: 3), "elsewhere": BoardHead(epoch: "x", rev: 4)]
+        let text = h.hub.metricsText(transport: TransportFigures(), store: StoreFigures(reconnects: 2, heads: heads))
+        #expect(text.contains("\nfoldsync_store_reconnects_total 2\n"))
+        // default: 3 revs behind; elsewhere, unknown here: its 4 revs and its creation.
+        #expect(text.contains("\nfoldsync_catchup_lag_revs 8\n"))
+        #expect(h.hub.metricsText(transport: TransportFigures()).contains("\nfoldsync_catchup_lag_revs 0\n"))
+    }
+}

@@ -13,7 +13,7 @@ final class Committer: Sendable {
         case stop
     }
 
-    private let store: any BoardStore & Sendable
+    let store: any BoardStore & Sendable
     private let jobs = Locked<[Job]>([])
     private let signal = DispatchSemaphore(value: 0)
     private let done = DispatchSemaphore(value: 0)

@@ -19,6 +19,8 @@ final class Follower: Sendable {
     let node: String
     /// This node's viewers per board, and whether they changed since the last beat.
     private let local = Locked<(counts: [String: Int], dirty: Bool)>(([:], false))
+    /// What `/metrics` shows of the follower: its reconnects and the heads it last read.
+    let figures = Locked(StoreFigures())
     /// Heartbeat: rows renewed every `beatSeconds`, valid for `ttlSeconds`, so
     /// a dead node drops out of every count within `ttlSeconds` plus one read.
     static let beatSeconds = 3.0, ttlSeconds = 10, readSeconds = 1.0
@@ -103,6 +105,11 @@ final class Follower: Sendable {
                 Result { () throws(StoreError) -> ([PostgresFollower.Update], [String: Int]?) in
                     var updates: [PostgresFollower.Update] = []
                     for a in asked { updates += try box.follower.catchUp(board: a.board, epoch: a.epoch, after: a.after) }
+                    defer {
+                        let heads = box.follower.heads.mapValues { BoardHead(epoch: $0.epoch, rev: $0.rev) }
+                        let reconnects = box.follower.reconnects
+                        figures.withLock { $0 = StoreFigures(reconnects: reconnects, heads: heads) }
+                    }
                     updates += try box.follower.next(waitMs: Self.waitMs)
                     return (updates, try presence(box.follower, &clock))
                 }

@@ -108,6 +108,13 @@ import Testing
         let patch = try watcher.waitFor(type: "patch", timeout: 30)
         #expect(patch.rev == rev + 1)
         #expect(try head(nodes[1]) == head(nodes[0]))
+        // /metrics: both reconnected by themselves, nothing left to catch up, commits timed.
+        for (k, n) in nodes.enumerated() {
+            let text = try n.http("GET", "/metrics").text
+            #expect((metric("foldsync_store_reconnects_total", in: text) ?? 0) >= 1, "node \(k)")
+            #expect(try eventually { metric("foldsync_catchup_lag_revs", in: try n.http("GET", "/metrics").text) == 0 }, "node \(k)")
+        }
+        #expect((metric("foldsync_commit_seconds_count", in: try nodes[0].http("GET", "/metrics").text) ?? 0) >= 1)
     }
 
     @Test func deletingAndRecreatingABoardMovesItsEpochOnEveryNode() throws {
