@@ -30,6 +30,8 @@ public enum Daemon {
             }
             print(OpenSSLDigest().hex(Array(line.utf8)))
             return 0
+        case .migrateStore(let from, let to, let overwrite):
+            return StoreMigration.run(from: from, to: to, overwrite: overwrite)
         case .checkConfig(let sources):
             let (_, problems) = sources.resolve()
             for p in problems { FileHandle.standardError.write(Data("foldsyncd: \(p)\n".utf8)) }
