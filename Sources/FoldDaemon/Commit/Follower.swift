@@ -98,7 +98,7 @@ final class Follower: Sendable {
     private func loop() {
         var failing = false
         var clock = PresenceClock()
-        var backoff = Backoff()
+        var backoff = Backoff(base: 0.25, cap: 5)
         while !stopped.withLock({ $0 }) {
             let asked = requests.withLock { r in defer { r.removeAll() }; return r }
             let read = source.withLock { box in
@@ -126,7 +126,7 @@ final class Follower: Sendable {
                 failing = true
                 // Asked-for boards are asked again once the store answers.
                 requests.withLock { $0.insert(contentsOf: asked, at: 0) }
-                pause(backoff.next())
+                pause(backoff.next(random: .random(in: 0..<1)))
             }
         }
         source.withLock { box in
