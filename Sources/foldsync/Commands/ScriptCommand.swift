@@ -27,7 +27,7 @@ final class ScriptCommand: SessionHandler {
     func start() {
         session.handler = self
         session.client.schedule(afterMicroseconds: Int64(options.timeout * 1_000_000)) { [weak self] in
-            self?.fail("no answer from \(self?.options.url ?? "the daemon") within \(self?.options.timeout ?? 0)s")
+            self?.fail("no answer from \(self?.session.url ?? "the daemon") within \(self?.options.timeout ?? 0)s")
         }
         if command == .boards {
             fetchID = session.fetchAPI("/api/boards")
@@ -76,11 +76,18 @@ final class ScriptCommand: SessionHandler {
         }
     }
 
+    /// Before anything was sent, another URL may serve the command; after,
+    /// the outcome is unknown here, so it is reported, not sent twice.
     func sessionClosed(_ reason: ClientCloseReason) {
         if exitCode != nil {
             session.client.stop()
         } else {
-            fail("\(options.url): \(reason)")
+            let failed = session.url
+            if pendingID == nil, session.failover() {
+                session.connect()
+            } else {
+                fail("\(failed): \(reason)")
+            }
         }
     }
 
@@ -88,7 +95,12 @@ final class ScriptCommand: SessionHandler {
         guard id == fetchID else { return }
         switch result {
         case .failure(let e):
-            fail("\(options.url): \(e.description)")
+            let failed = session.url
+            if session.failover() {
+                fetchID = session.fetchAPI("/api/boards")
+            } else {
+                fail("\(failed): \(e.description)")
+            }
         case .success(let reply):
             guard reply.status == 200, let json = try? JSONParser.parse(reply.body),
                   let list = json["boards"]?.arrayValue else {
