@@ -96,12 +96,15 @@ import Testing
         let asked = Date()
         let refused = try actor.answer(Wire.action(.toggle, id: "down", #""section":"s0""#), id: "down")
         #expect(refused.code == "internal")
-        #expect(Date().timeIntervalSince(asked) < 5, "answered within the store timeout, not hung")
+        let answered = Date().timeIntervalSince(asked)
+        #expect(answered < 5, "answered within the store timeout, not hung")
         #expect(try eventually(timeout: 5) { try nodes[0].http("GET", "/readyz").status == 503 })
         #expect(try head(nodes[1]).rev == rev, "reads go on")
 
         try server.restartAfterCrash()
+        let restarted = Date()
         #expect(try eventually(timeout: 30) { try nodes[0].http("GET", "/readyz").status == 200 })
+        let ready = Date().timeIntervalSince(restarted)
         let ok = try actor.answer(Wire.action(.toggle, id: "up", #""section":"s0""#), id: "up")
         #expect(ok.type == "ack" && ok.rev == rev + 1)
         // The other node follows again: its subscriber gets the patch, its GET agrees.
@@ -115,6 +118,7 @@ import Testing
             #expect(try eventually { metric("foldsync_catchup_lag_revs", in: try n.http("GET", "/metrics").text) == 0 }, "node \(k)")
         }
         #expect((metric("foldsync_commit_seconds_count", in: try nodes[0].http("GET", "/metrics").text) ?? 0) >= 1)
+        print("postgres killed: write answered internal after \(String(format: "%.2f", answered)) s; ready \(String(format: "%.1f", ready)) s after the server was back")
     }
 
     @Test func deletingAndRecreatingABoardMovesItsEpochOnEveryNode() throws {
