@@ -51,20 +51,47 @@ enum PostgresBatch {
     /// other must stand at the batch's epoch and base rev: gone means another
     /// node deleted it, another epoch that it was re-created.
     static func lockAndCheck(_ batch: CommitBatch, on c: PGConnection) throws(PGError) {
-        var firstRev: [String: Int] = [:]
-        for ch in batch.changes where firstRev[ch.board] == nil { firstRev[ch.board] = ch.rev }
+        let bases = bases(batch)
         for b in batch.boards.sorted(by: { $0.name < $1.name }) {   // one lock order for every node: no deadlock
             let r = try c.query("SELECT epoch, rev FROM foldsync_boards WHERE name = $1 FOR UPDATE", [b.name])
             if batch.created.contains(b.name) { continue }
             guard r.rows == 1, r.text(0, 0) == b.epoch else {
                 throw PGError(message: "board '\(b.name)' was deleted or re-created by another node", sqlstate: conflictState, connectionLost: false)
             }
-            let base = firstRev[b.name].map { $0 - 1 } ?? b.rev
+            let base = bases[b.name] ?? b.rev
             guard r.int(0, 1) == base else {
                 throw PGError(message: "board '\(b.name)' was moved by another node (it is at rev \(r.int(0, 1) ?? -1), this batch follows rev \(base))",
                               sqlstate: conflictState, connectionLost: false)
             }
         }
+    }
+
+    /// The rev each board's changes in the batch follow: where this daemon
+    /// last saw it (a board without changes: its rev in the batch).
+    static func bases(_ batch: CommitBatch) -> [String: Int] {
+        var out: [String: Int] = [:]
+        for ch in batch.changes where out[ch.board] == nil { out[ch.board] = ch.rev - 1 }
+        for b in batch.boards where out[b.name] == nil { out[b.name] = b.rev }
+        return out
+    }
+
+    /// After `lockAndCheck` refused the batch (its transaction still open):
+    /// every board of it that another daemon moved, from where this daemon
+    /// saw it to where it stands.
+    static func caughtUp(_ batch: CommitBatch, on c: PGConnection) throws(PGError) -> [StoreUpdate] {
+        let bases = bases(batch)
+        var out: [StoreUpdate] = []
+        for b in batch.boards where !batch.created.contains(b.name) {
+            let base = bases[b.name] ?? b.rev
+            let r = try c.query("SELECT epoch, rev FROM foldsync_boards WHERE name = $1", [b.name])
+            guard r.rows == 1, let epoch = r.text(0, 0), let rev = r.int(0, 1) else {
+                out.append(.deleted(board: b.name))
+                continue
+            }
+            if epoch == b.epoch && rev == base { continue }
+            out.append(try PostgresFollower.read(b.name, after: (b.epoch, base), to: (epoch, rev), on: c))
+        }
+        return out
     }
 
     /// Our own SQLSTATE-like code for `lockAndCheck`'s refusal (class 40: transaction rollback).

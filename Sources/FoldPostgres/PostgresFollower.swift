@@ -11,13 +11,7 @@ import Glibc
 /// follower thread) owns it and its connection.
 public final class PostgresFollower {
     /// One thing to tell the hub.
-    public enum Update: Sendable {
-        /// Consecutive changes after the position last reported, at `epoch`.
-        case changes(board: String, epoch: String, [StoredChange])
-        /// The board as it stands (another epoch, or the log no longer covers the gap).
-        case board(StoredBoard)
-        case deleted(board: String)
-    }
+    public typealias Update = StoreUpdate
 
     /// The channel every commit notifies (PostgresBatch).
     static let channel = "foldsync"
@@ -98,23 +92,31 @@ public final class PostgresFollower {
 
     /// The log rows between the position reported and `to`, or the whole board.
     private func moved(_ name: String, to head: (epoch: String, rev: Int), on c: PGConnection) throws(PGError) -> [Update] {
-        if let s = seen[name], s.epoch == head.epoch, s.rev < head.rev {
+        let u = try Self.read(name, after: seen[name], to: head, on: c)
+        switch u {
+        case .changes: seen[name] = head
+        case .board(let b): seen[name] = (b.epoch, b.rev)
+        case .deleted: seen[name] = nil
+        }
+        return [u]
+    }
+
+    /// A board from `position` to `head`: the log rows in between when they
+    /// are all there, else the board row (or its absence).
+    static func read(_ name: String, after position: (epoch: String, rev: Int)?, to head: (epoch: String, rev: Int),
+                     on c: PGConnection) throws(PGError) -> Update {
+        if let s = position, s.epoch == head.epoch, s.rev < head.rev {
             let r = try c.query("""
                 SELECT rev, ops FROM foldsync_changes WHERE board = $1 AND epoch = $2 AND rev > $3 AND rev <= $4 ORDER BY rev
                 """, [name, head.epoch, String(s.rev), String(head.rev)])
             if r.rows == head.rev - s.rev {
-                seen[name] = head
-                return [.changes(board: name, epoch: head.epoch, (0..<r.rows).map {
+                return .changes(board: name, epoch: head.epoch, (0..<r.rows).map {
                     StoredChange(board: name, rev: r.int($0, 0) ?? 0, ops: r.bytes($0, 1))
-                })]
+                })
             }
         }
         let r = try c.query("SELECT epoch, rev, state FROM foldsync_boards WHERE name = $1", [name])
-        guard r.rows == 1, let epoch = r.text(0, 0), let rev = r.int(0, 1) else {
-            seen[name] = nil
-            return [.deleted(board: name)]
-        }
-        seen[name] = (epoch, rev)
-        return [.board(StoredBoard(name: name, epoch: epoch, rev: rev, state: r.bytes(0, 2)))]
+        guard r.rows == 1, let epoch = r.text(0, 0), let rev = r.int(0, 1) else { return .deleted(board: name) }
+        return .board(StoredBoard(name: name, epoch: epoch, rev: rev, state: r.bytes(0, 2)))
     }
 }

@@ -47,11 +47,26 @@ public final class PostgresStore: BoardStore, @unchecked Sendable {
     }
 
     public func commit(_ batch: CommitBatch) throws(StoreError) {
+        var caughtUp: [StoreUpdate] = []
+        do throws(StoreError) {
+            try write(batch, caughtUp: &caughtUp)
+        } catch {
+            var e = error
+            e.caughtUp = caughtUp
+            throw e
+        }
+    }
+
+    private func write(_ batch: CommitBatch, caughtUp: inout [StoreUpdate]) throws(StoreError) {
         try using { c throws(PGError) in
             try c.query("BEGIN")
             do throws(PGError) {
                 try PostgresBatch.write(batch, on: c)
             } catch {
+                if error.sqlstate == PostgresBatch.conflictState {
+                    // Best effort: without it the follower catches the daemon up, only later.
+                    caughtUp = (try? PostgresBatch.caughtUp(batch, on: c)) ?? []
+                }
                 if !error.connectionLost { _ = try? c.query("ROLLBACK") }
                 throw error
             }

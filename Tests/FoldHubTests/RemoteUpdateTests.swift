@@ -113,6 +113,26 @@ import Testing
         #expect(h.read(1).map(\.code) == ["conflict"])
     }
 
+    /// Requests that come while the board waits for its catch-up queue behind
+    /// the held ones, instead of building another batch on the stale head.
+    @Test func newRequestsWaitBehindTheCatchUp() throws {
+        let h = HubHarness()
+        h.open(1)
+        h.subscribe(1)
+        _ = h.read(1)
+        h.act(1, .toggle, #""section":"s2""#, tag: "first")
+        let refused = h.commits.removeFirst()
+        h.feed(.committed(.moved(batch: refused.id, reason: "moved")))
+        h.act(1, .toggle, #""section":"s0""#, tag: "second")
+        #expect(h.commits.isEmpty, "nothing built on the stale head")
+        let theirs = StoredChange(board: "default", rev: 1, ops: Array(#"[{"op":"replace","path":"/sections/1/expanded","value":true}]"#.utf8))
+        h.feed(.remote(.changes(board: "default", epoch: "e0", [theirs])))
+        h.finishCommits()
+        let acks = h.read(1).filter { $0.type == "ack" }
+        #expect(acks.map { $0["id"]?.stringValue } == ["first", "second"])
+        #expect(acks.map(\.rev) == [2, 3])
+    }
+
     /// A delete is an intent too: refused as moved, it deletes the board as it has become.
     @Test func aRefusedDeleteIsAppliedAgain() {
         let h = HubHarness()

@@ -87,7 +87,11 @@ import Testing
         #expect(try a.createIfAbsent(StoredBoard(name: "x", epoch: "e", rev: 0, state: Array(#"{"n":0}"#.utf8))))
         try a.commit(batch([change("x", 1)]))
         // b still believes x is at rev 0: its rev 1 would collide with a's.
-        #expect(throws: StoreError.self) { try b.commit(batch([change("x", 1)])) }
+        // The refusal says what b missed, read while the row was locked.
+        #expect { try b.commit(batch([change("x", 1)])) } throws: { error in
+            guard let e = error as? StoreError, e.moved, case .changes("x", "e", let missed)? = e.caughtUp.first else { return false }
+            return missed.map(\.rev) == [1] && e.caughtUp.count == 1
+        }
         #expect(try b.loadChanges(board: "x", after: 0).map(\.rev) == [1])
         // Built on the real head, it goes through.
         try b.commit(batch([change("x", 2), change("x", 3)].map { $0 }))

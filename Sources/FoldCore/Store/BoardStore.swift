@@ -69,6 +69,11 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
     /// A shared store refused the batch because another daemon moved one of
     /// its boards first: nothing was written, and the actions can be re-applied on the newer state.
     public var moved = false
+    /// With `moved`: the refused batch's boards as they stand, read while
+    /// their rows were locked, so the daemon can apply them and try again at
+    /// once instead of waiting for its follower (which would let the node
+    /// that just won commit again first, every time).
+    public var caughtUp: [StoreUpdate] = []
     public init(_ description: String, moved: Bool = false) {
         self.description = description
         self.moved = moved

@@ -18,10 +18,14 @@ final class Committer: Sendable {
     private let signal = DispatchSemaphore(value: 0)
     private let done = DispatchSemaphore(value: 0)
     private let report: @Sendable (CommitOutcome) -> Void
+    /// A shared store's refusal came with the boards as they stand: handed on right after the outcome.
+    private let caughtUp: @Sendable ([StoreUpdate]) -> Void
 
-    init(store: any BoardStore & Sendable, report: @escaping @Sendable (CommitOutcome) -> Void) {
+    init(store: any BoardStore & Sendable, report: @escaping @Sendable (CommitOutcome) -> Void,
+         caughtUp: @escaping @Sendable ([StoreUpdate]) -> Void = { _ in }) {
         self.store = store
         self.report = report
+        self.caughtUp = caughtUp
     }
 
     func start() {
@@ -59,6 +63,7 @@ final class Committer: Sendable {
                 } catch {
                     report(error.moved ? .moved(batch: sealed.id, reason: error.description)
                                        : .failed(batch: sealed.id, reason: error.description))
+                    if error.moved && !error.caughtUp.isEmpty { caughtUp(error.caughtUp) }
                 }
             case .probe:
                 do {

@@ -102,8 +102,8 @@ final class Follower: Sendable {
         while !stopped.withLock({ $0 }) {
             let asked = requests.withLock { r in defer { r.removeAll() }; return r }
             let read = source.withLock { box in
-                Result { () throws(StoreError) -> ([PostgresFollower.Update], [String: Int]?) in
-                    var updates: [PostgresFollower.Update] = []
+                Result { () throws(StoreError) -> ([StoreUpdate], [String: Int]?) in
+                    var updates: [StoreUpdate] = []
                     for a in asked { updates += try box.follower.catchUp(board: a.board, epoch: a.epoch, after: a.after) }
                     defer {
                         let heads = box.follower.heads.mapValues { BoardHead(epoch: $0.epoch, rev: $0.rev) }
@@ -135,7 +135,7 @@ final class Follower: Sendable {
         done.signal()
     }
 
-    static func remote(_ u: PostgresFollower.Update, logger: Logger) -> RemoteUpdate? {
+    static func remote(_ u: StoreUpdate, logger: Logger) -> RemoteUpdate? {
         switch u {
         case .changes(let board, let epoch, let changes): return .changes(board: board, epoch: epoch, changes)
         case .deleted(let board): return .deleted(board: board)

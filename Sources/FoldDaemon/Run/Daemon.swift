@@ -87,7 +87,10 @@ public enum Daemon {
                           statusEvery: notifier.socketPath == nil ? nil : 5)
             let driver = HubDriver(hub: hub, server: server, notifier: notifier)
             let mailbox = driver.mailbox
-            driver.committer = Committer(store: store) { mailbox.post(.commit($0)) }
+            let storeLogger = logger.labelled("store")
+            driver.committer = Committer(store: store, report: { mailbox.post(.commit($0)) }, caughtUp: { updates in
+                for u in updates { if let r = Follower.remote(u, logger: storeLogger) { mailbox.post(.remote(r)) } }
+            })
             driver.committer.start()
             if !config.store.isEmpty {
                 driver.follower = Follower(uri: config.store, timeoutMs: config.storeBusyMs, boards: loaded,

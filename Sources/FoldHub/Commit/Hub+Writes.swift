@@ -7,6 +7,7 @@ extension Hub {
         performing = .action(request, by: by)
         defer { performing = nil }
         let name = request.board
+        if holdBehindCatchUp(name, reply: reply) { return }
         if let fault = pipeline.fault {
             return answer(reply, error: WireError(.internal, "the store refuses writes (\(fault)); try again later", id: request.id, board: name))
         }
@@ -58,6 +59,7 @@ extension Hub {
     func delete(_ name: String, reply: Reply) {
         performing = .delete(board: name)
         defer { performing = nil }
+        if holdBehindCatchUp(name, reply: reply) { return }
         if let fault = pipeline.fault {
             return answer(reply, error: WireError(.internal, "the store refuses writes (\(fault))", board: name))
         }

@@ -133,6 +133,16 @@ extension Hub {
         catchUpDeferred()
     }
 
+    /// A board whose refused requests wait for its catch-up takes new ones
+    /// behind them: applied now, on the stale head, they would make another
+    /// batch the shared store refuses (and, while they keep coming, keep the
+    /// catch-up from ever being applied). True when the request was held.
+    func holdBehindCatchUp(_ board: String, reply: Reply) -> Bool {
+        guard held.contains(where: { $0.board == board }) else { return false }
+        held.append(PendingEntry(mutation: nil, reply: reply, board: board, rev: 0, intent: performing))
+        return true
+    }
+
     /// The board's catch-up was applied: its held actions go again, in the order they came.
     func retryHeld(on board: String) {
         guard held.contains(where: { $0.board == board }) else { return }
