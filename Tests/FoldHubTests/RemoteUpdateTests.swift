@@ -80,18 +80,25 @@ import Testing
 /// A batch a shared store refused (another node moved the board first): its
 /// actions wait for the catch-up, then apply on the newer state.
 @Suite struct MovedBatchTests {
-    @Test func refusedActionsAreAppliedAgainOnTheCaughtUpState() throws {
+    /// A subscribed client's `toggle s2` (tagged `tag`), refused as moved.
+    func refusedToggle(tag: String) -> HubHarness {
         let h = HubHarness()
         h.open(1)
         h.subscribe(1)
         _ = h.read(1)
-        h.act(1, .toggle, #""section":"s2""#, tag: "mine")
+        h.act(1, .toggle, #""section":"s2""#, tag: tag)
         let refused = h.commits.removeFirst()
         h.feed(.committed(.moved(batch: refused.id, reason: "moved")))
+        return h
+    }
+
+    /// Another node's rev 1: s1 opened.
+    let theirs = StoredChange(board: "default", rev: 1, ops: Array(#"[{"op":"replace","path":"/sections/1/expanded","value":true}]"#.utf8))
+
+    @Test func refusedActionsAreAppliedAgainOnTheCaughtUpState() throws {
+        let h = refusedToggle(tag: "mine")
         #expect(h.read(1).isEmpty, "neither an answer nor a patch yet")
         #expect(h.catchUps == ["default e0 0"])
-        // The other node had opened s1 at rev 1.
-        let theirs = StoredChange(board: "default", rev: 1, ops: Array(#"[{"op":"replace","path":"/sections/1/expanded","value":true}]"#.utf8))
         h.feed(.remote(.changes(board: "default", epoch: "e0", [theirs])))
         #expect(h.read(1).map(\.rev) == [1])
         h.finishCommits()
@@ -108,7 +115,6 @@ import Testing
         h.act(1, .toggle, #""section":"s2","ifRev":0"#, tag: "mine")
         let refused = h.commits.removeFirst()
         h.feed(.committed(.moved(batch: refused.id, reason: "moved")))
-        let theirs = StoredChange(board: "default", rev: 1, ops: Array(#"[{"op":"replace","path":"/sections/1/expanded","value":true}]"#.utf8))
         h.feed(.remote(.changes(board: "default", epoch: "e0", [theirs])))
         #expect(h.read(1).map(\.code) == ["conflict"])
     }
@@ -116,16 +122,9 @@ import Testing
     /// Requests that come while the board waits for its catch-up queue behind
     /// the held ones, instead of building another batch on the stale head.
     @Test func newRequestsWaitBehindTheCatchUp() throws {
-        let h = HubHarness()
-        h.open(1)
-        h.subscribe(1)
-        _ = h.read(1)
-        h.act(1, .toggle, #""section":"s2""#, tag: "first")
-        let refused = h.commits.removeFirst()
-        h.feed(.committed(.moved(batch: refused.id, reason: "moved")))
+        let h = refusedToggle(tag: "first")
         h.act(1, .toggle, #""section":"s0""#, tag: "second")
         #expect(h.commits.isEmpty, "nothing built on the stale head")
-        let theirs = StoredChange(board: "default", rev: 1, ops: Array(#"[{"op":"replace","path":"/sections/1/expanded","value":true}]"#.utf8))
         h.feed(.remote(.changes(board: "default", epoch: "e0", [theirs])))
         h.finishCommits()
         let acks = h.read(1).filter { $0.type == "ack" }
@@ -140,7 +139,6 @@ import Testing
         let refused = h.commits.removeFirst()
         h.feed(.committed(.moved(batch: refused.id, reason: "moved")))
         #expect(h.responses[9] == nil, "not refused")
-        let theirs = StoredChange(board: "default", rev: 1, ops: Array(#"[{"op":"replace","path":"/sections/1/expanded","value":true}]"#.utf8))
         h.feed(.remote(.changes(board: "default", epoch: "e0", [theirs])))
         h.finishCommits()
         #expect(h.responses[9]?.status == 204)
