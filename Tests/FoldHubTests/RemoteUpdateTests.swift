@@ -132,6 +132,19 @@ import Testing
         #expect(acks.map(\.rev) == [2, 3])
     }
 
+    /// A store failure answers what waits for a catch-up at once (`internal`), never later.
+    @Test func aFailureAnswersHeldRequestsAtOnce() throws {
+        let h = refusedToggle(tag: "first")
+        h.act(1, .toggle, #""section":"s0""#, tag: "other-board-write")
+        h.feed(.http(HubRequest(id: 7, method: "PUT", path: "/api/boards/second", body: Array(#"{"mode":"multi","sections":[]}"#.utf8))))
+        h.store.failure = "connection refused"
+        h.finishCommits()
+        let answers = h.read(1)
+        #expect(answers.map(\.code) == ["internal", "internal"], "\(answers)")
+        h.act(1, .toggle, #""section":"s0""#, tag: "during")
+        #expect(h.read(1).map(\.code) == ["internal"])
+    }
+
     /// A delete is an intent too: refused as moved, it deletes the board as it has become.
     @Test func aRefusedDeleteIsAppliedAgain() {
         let h = HubHarness()

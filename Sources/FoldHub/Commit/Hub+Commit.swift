@@ -57,8 +57,10 @@ extension Hub {
             logger.error("commit failed, refusing writes until the store accepts them again: \(reason)")
             pipeline.fault = reason
             metrics.commitFailures += 1
-            let refused = flight.entries + pipeline.pending
+            // Requests held for a catch-up too: the store is failing, their answer must not wait for it.
+            let refused = flight.entries + pipeline.pending + held
             pipeline.pending = []
+            held = []
             for b in boards.values { b.rollBack() }
             boards = boards.filter { $0.value.committed != nil }
             for e in refused {

@@ -138,7 +138,7 @@ extension Hub {
     /// batch the shared store refuses (and, while they keep coming, keep the
     /// catch-up from ever being applied). True when the request was held.
     func holdBehindCatchUp(_ board: String, reply: Reply) -> Bool {
-        guard held.contains(where: { $0.board == board }) else { return false }
+        guard pipeline.fault == nil, held.contains(where: { $0.board == board }) else { return false }
         held.append(PendingEntry(mutation: nil, reply: reply, board: board, rev: 0, intent: performing))
         return true
     }
