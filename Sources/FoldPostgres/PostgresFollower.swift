@@ -36,18 +36,30 @@ public final class PostgresFollower {
     /// Waits up to `waitMs` for a notification, then reports every board that moved.
     public func next(waitMs: Int32) throws(StoreError) -> [Update] {
         try using { c throws(PGError) in
-            var p = pollfd(fd: PQsocket(c.handle), events: Int16(POLLIN), revents: 0)
-            if poll(&p, 1, waitMs) > 0 {
-                guard PQconsumeInput(c.handle) == 1 else {
-                    throw PGError(message: PGConnection.trimmed(PQerrorMessage(c.handle)), connectionLost: true)
-                }
-                while let n = PQnotifies(c.handle) {
-                    if let extra = n.pointee.extra, String(cString: extra) == PostgresPresence.payload { presenceHeard = true }
-                    fs_pq_free_notify(n)
+            // A notification that came during the last scan's queries is already
+            // in libpq's queue, not on the socket: polling first would sleep on it.
+            if !takeNotifications(c) {
+                var p = pollfd(fd: PQsocket(c.handle), events: Int16(POLLIN), revents: 0)
+                if poll(&p, 1, waitMs) > 0 {
+                    guard PQconsumeInput(c.handle) == 1 else {
+                        throw PGError(message: PGConnection.trimmed(PQerrorMessage(c.handle)), connectionLost: true)
+                    }
+                    _ = takeNotifications(c)
                 }
             }
             return try scan(c)
         }
+    }
+
+    /// Empties libpq's queue of notifications; true when there was one.
+    private func takeNotifications(_ c: PGConnection) -> Bool {
+        var any = false
+        while let n = PQnotifies(c.handle) {
+            any = true
+            if let extra = n.pointee.extra, String(cString: extra) == PostgresPresence.payload { presenceHeard = true }
+            fs_pq_free_notify(n)
+        }
+        return any
     }
 
     /// True once after another node announced a changed viewer count.
