@@ -33,7 +33,7 @@ final class Follower: Sendable {
         self.logger = logger
         var host = [CChar](repeating: 0, count: 256)
         gethostname(&host, host.count - 1)
-        node = "\(String(cString: host)):\(getpid()):\(Hub.newEpoch().prefix(6))"
+        node = "\(String(decoding: host.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)):\(getpid()):\(Hub.newEpoch().prefix(6))"
     }
 
     func start() {
