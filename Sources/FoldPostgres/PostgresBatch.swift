@@ -5,40 +5,54 @@ enum PostgresBatch {
     /// Rows per multi-row INSERT: 4 parameters each, well under libpq's 65,535.
     static let rowsPerInsert = 1_000
 
+    /// A handful of statements whatever the batch holds (a round trip each):
+    /// the locks, the deletions, every board, every change, the pruning.
     static func write(_ batch: CommitBatch, on c: PGConnection) throws(PGError) {
         try lockAndCheck(batch, on: c)
         for name in batch.deletions {
             try c.query("DELETE FROM foldsync_boards WHERE name = $1", [name])
             try c.query("DELETE FROM foldsync_changes WHERE board = $1", [name])
         }
-        for b in batch.boards {
-            try c.query("""
-                INSERT INTO foldsync_boards(name, epoch, rev, state) VALUES($1, $2, $3, $4)
-                ON CONFLICT(name) DO UPDATE SET epoch = EXCLUDED.epoch, rev = EXCLUDED.rev, state = EXCLUDED.state
-                """, [b.name, b.epoch, String(b.rev), String(decoding: b.state, as: UTF8.self)])
-        }
+        // One row per board (one INSERT may not touch a row twice): a later put of a board wins.
+        var last: [String: Int] = [:]
+        for (i, b) in batch.boards.enumerated() { last[b.name] = i }
+        let boards = batch.boards.enumerated().filter { last[$0.element.name] == $0.offset }.map(\.element)
+        try insertRows("INSERT INTO foldsync_boards(name, epoch, rev, state) VALUES",
+                       boards.map { [$0.name, $0.epoch, String($0.rev), String(decoding: $0.state, as: UTF8.self)] },
+                       "ON CONFLICT(name) DO UPDATE SET epoch = EXCLUDED.epoch, rev = EXCLUDED.rev, state = EXCLUDED.state", on: c)
         // A change is logged with the epoch its board is put at in the same batch.
         var epochs: [String: String] = [:]
         for b in batch.boards { epochs[b.name] = b.epoch }
-        var start = 0
-        while start < batch.changes.count {
-            let chunk = batch.changes[start..<min(start + rowsPerInsert, batch.changes.count)]
-            var sql = "INSERT INTO foldsync_changes(board, epoch, rev, ops) VALUES"
-            var params: [String?] = []
-            for (i, ch) in chunk.enumerated() {
-                let n = i * 4
-                sql += (i == 0 ? "" : ",") + "($\(n + 1), $\(n + 2), $\(n + 3), $\(n + 4))"
-                params += [ch.board, epochs[ch.board] ?? "", String(ch.rev), String(decoding: ch.ops, as: UTF8.self)]
-            }
-            sql += " ON CONFLICT(board, rev) DO UPDATE SET epoch = EXCLUDED.epoch, ops = EXCLUDED.ops"
-            try c.query(sql, params)
-            start += rowsPerInsert
-        }
-        for b in batch.boards where b.rev > batch.historyLimit {
-            try c.query("DELETE FROM foldsync_changes WHERE board = $1 AND rev <= $2", [b.name, String(b.rev - batch.historyLimit)])
+        try insertRows("INSERT INTO foldsync_changes(board, epoch, rev, ops) VALUES",
+                       batch.changes.map { [$0.board, epochs[$0.board] ?? "", String($0.rev), String(decoding: $0.ops, as: UTF8.self)] },
+                       "ON CONFLICT(board, rev) DO UPDATE SET epoch = EXCLUDED.epoch, ops = EXCLUDED.ops", on: c)
+        let pruned = batch.boards.filter { $0.rev > batch.historyLimit }
+        if !pruned.isEmpty {
+            let upTo = JSON.object(JSONObject(pruned.map { ($0.name, JSON.int($0.rev - batch.historyLimit)) }))
+            try c.query("""
+                DELETE FROM foldsync_changes c USING json_each_text($1::json) AS t(board, upto)
+                WHERE c.board = t.board AND c.rev <= t.upto::bigint
+                """, [String(decoding: upTo.encoded(), as: UTF8.self)])
         }
         // Delivered at COMMIT, to every daemon's follower: a wake-up, the tables say what changed.
         try c.query("NOTIFY \(PostgresFollower.channel)")
+    }
+
+    /// One multi-row INSERT per `rowsPerInsert` rows of 4 values, passed out of band.
+    static func insertRows(_ head: String, _ rows: [[String?]], _ tail: String, on c: PGConnection) throws(PGError) {
+        var start = 0
+        while start < rows.count {
+            let chunk = rows[start..<min(start + rowsPerInsert, rows.count)]
+            var sql = head
+            var params: [String?] = []
+            for (i, row) in chunk.enumerated() {
+                let n = i * 4
+                sql += (i == 0 ? "" : ",") + "($\(n + 1), $\(n + 2), $\(n + 3), $\(n + 4))"
+                params += row
+            }
+            try c.query(sql + " " + tail, params)
+            start += rowsPerInsert
+        }
     }
 
     /// Locks the rows of the boards the batch puts (`FOR UPDATE`, so two
@@ -51,16 +65,24 @@ enum PostgresBatch {
     /// other must stand at the batch's epoch and base rev: gone means another
     /// node deleted it, another epoch that it was re-created.
     static func lockAndCheck(_ batch: CommitBatch, on c: PGConnection) throws(PGError) {
+        guard !batch.boards.isEmpty else { return }
         let bases = bases(batch)
-        for b in batch.boards.sorted(by: { $0.name < $1.name }) {   // one lock order for every node: no deadlock
-            let r = try c.query("SELECT epoch, rev FROM foldsync_boards WHERE name = $1 FOR UPDATE", [b.name])
-            if batch.created.contains(b.name) { continue }
-            guard r.rows == 1, r.text(0, 0) == b.epoch else {
+        // One statement; the rows are locked in name order (the sort runs below the lock):
+        // one order for every node, so no deadlock.
+        let names = JSON.array(batch.boards.map { JSON.string($0.name) })
+        let r = try c.query("""
+            SELECT name, epoch, rev FROM foldsync_boards WHERE name IN (SELECT json_array_elements_text($1::json))
+            ORDER BY name FOR UPDATE
+            """, [String(decoding: names.encoded(), as: UTF8.self)])
+        var rows: [String: (epoch: String?, rev: Int?)] = [:]
+        for i in 0..<r.rows { if let n = r.text(i, 0) { rows[n] = (r.text(i, 1), r.int(i, 2)) } }
+        for b in batch.boards where !batch.created.contains(b.name) {
+            guard let row = rows[b.name], row.epoch == b.epoch else {
                 throw PGError(message: "board '\(b.name)' was deleted or re-created by another node", sqlstate: conflictState, connectionLost: false)
             }
             let base = bases[b.name] ?? b.rev
-            guard r.int(0, 1) == base else {
-                throw PGError(message: "board '\(b.name)' was moved by another node (it is at rev \(r.int(0, 1) ?? -1), this batch follows rev \(base))",
+            guard row.rev == base else {
+                throw PGError(message: "board '\(b.name)' was moved by another node (it is at rev \(row.rev ?? -1), this batch follows rev \(base))",
                               sqlstate: conflictState, connectionLost: false)
             }
         }
