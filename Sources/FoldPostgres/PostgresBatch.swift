@@ -6,7 +6,8 @@ enum PostgresBatch {
     static let rowsPerInsert = 1_000
 
     /// A handful of statements whatever the batch holds (a round trip each):
-    /// the locks, the deletions, every board, every change, the pruning.
+    /// the locks, every board, every change, the pruning (deletions are rare:
+    /// two statements each).
     static func write(_ batch: CommitBatch, on c: PGConnection) throws(PGError) {
         try lockAndCheck(batch, on: c)
         for name in batch.deletions {
