@@ -76,15 +76,19 @@ clean:
 install: release
 	install -D -m 0755 $(RELEASE)/foldsyncd $(DESTDIR)$(PREFIX)/bin/foldsyncd
 	install -D -m 0644 systemd/foldsyncd.service $(DESTDIR)/etc/systemd/system/foldsyncd.service
+	install -D -m 0644 systemd/foldsync-backup.service $(DESTDIR)/etc/systemd/system/foldsync-backup.service
+	install -D -m 0644 systemd/foldsync-backup.timer $(DESTDIR)/etc/systemd/system/foldsync-backup.timer
 	install -D -m 0644 systemd/foldsyncd.conf.example $(DESTDIR)/etc/foldsync/foldsyncd.conf.example
 	mkdir -p $(DESTDIR)$(PREFIX)/share/foldsync/web
 	cp -r clients/web/. $(DESTDIR)$(PREFIX)/share/foldsync/web/
 	install -D -m 0755 $(RELEASE)/foldsync $(DESTDIR)$(PREFIX)/bin/foldsync
 	install -D -m 0644 README.md $(DESTDIR)$(PREFIX)/share/doc/foldsync/README.md
+	install -D -m 0644 docs/OPERATIONS.md $(DESTDIR)$(PREFIX)/share/doc/foldsync/OPERATIONS.md
 
 # Removes exactly what install put there (the store in /var/lib/foldsync stays).
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/foldsyncd $(DESTDIR)$(PREFIX)/bin/foldsync
 	rm -f $(DESTDIR)/etc/systemd/system/foldsyncd.service $(DESTDIR)/etc/foldsync/foldsyncd.conf.example
+	rm -f $(DESTDIR)/etc/systemd/system/foldsync-backup.service $(DESTDIR)/etc/systemd/system/foldsync-backup.timer
 	rm -rf $(DESTDIR)$(PREFIX)/share/foldsync $(DESTDIR)$(PREFIX)/share/doc/foldsync
 	-rmdir $(DESTDIR)/etc/foldsync 2>/dev/null

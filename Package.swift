@@ -55,7 +55,7 @@ let package = Package(
         .testTarget(name: "FoldCoreTests", dependencies: ["FoldCore"]),
         .testTarget(name: "FoldHubTests", dependencies: ["FoldCore", "FoldHub", "FoldCrypto"]),
         .testTarget(name: "FoldCryptoTests", dependencies: ["FoldCore", "FoldCrypto"]),
-        .testTarget(name: "FoldStoreTests", dependencies: ["FoldCore", "FoldStore"]),
+        .testTarget(name: "FoldStoreTests", dependencies: ["FoldCore", "FoldStore", "FoldTestSupport"]),
         .testTarget(name: "FoldDaemonTests", dependencies: ["FoldCore", "FoldCrypto", "FoldDaemon", "FoldTestSupport", "PostgresTestSupport"]),
         // A real PostgreSQL server for the tests (initdb in a temporary directory, loopback, a free port).
         .target(name: "PostgresTestSupport", path: "Tests/PostgresTestSupport"),

@@ -2,7 +2,7 @@ import FoldCore
 
 /// The statements of one batch, inside the caller's transaction.
 enum PostgresBatch {
-    /// Rows per multi-row INSERT: 4 parameters each, well under libpq's 65,535.
+    /// Rows per multi-row INSERT: 10 parameters each at most (a logged change), well under libpq's 65,535.
     static let rowsPerInsert = 1_000
 
     /// A handful of statements whatever the batch holds (a round trip each):
@@ -24,31 +24,45 @@ enum PostgresBatch {
         // A change is logged with the epoch its board is put at in the same batch.
         var epochs: [String: String] = [:]
         for b in batch.boards { epochs[b.name] = b.epoch }
-        try insertRows("INSERT INTO foldsync_changes(board, epoch, rev, ops) VALUES",
-                       batch.changes.map { [$0.board, epochs[$0.board] ?? "", String($0.rev), String(decoding: $0.ops, as: UTF8.self)] },
-                       "ON CONFLICT(board, rev) DO UPDATE SET epoch = EXCLUDED.epoch, ops = EXCLUDED.ops", on: c)
-        let pruned = batch.boards.filter { $0.rev > batch.historyLimit }
+        try insertRows("INSERT INTO foldsync_changes(board, epoch, rev, ops, at, actor, session, action, inverse, summary) VALUES",
+                       batch.changes.map { ch -> [String?] in
+                           let r = ch.record
+                           return [ch.board, epochs[ch.board] ?? "", String(ch.rev), String(decoding: ch.ops, as: UTF8.self),
+                                   // A record that already has its time (migrate-store) keeps it.
+                                   String(r.map { $0.at > 0 ? $0.at : batch.now } ?? batch.now), r?.actor ?? "", r?.session ?? "",
+                                   r.map { String(decoding: $0.action, as: UTF8.self) }, r.map { String(decoding: $0.inverse, as: UTF8.self) },
+                                   r?.summary ?? ""]
+                       },
+                       """
+                       ON CONFLICT(board, rev) DO UPDATE SET epoch = EXCLUDED.epoch, ops = EXCLUDED.ops, at = EXCLUDED.at,
+                       actor = EXCLUDED.actor, session = EXCLUDED.session, action = EXCLUDED.action,
+                       inverse = EXCLUDED.inverse, summary = EXCLUDED.summary
+                       """, on: c)
+        // Kept: the last history-per-board changes, and any younger than history-days.
+        let pruned = batch.boards.filter { batch.prunable(below: $0.rev) > 0 }
         if !pruned.isEmpty {
-            let upTo = JSON.object(JSONObject(pruned.map { ($0.name, JSON.int($0.rev - batch.historyLimit)) }))
+            let upTo = JSON.object(JSONObject(pruned.map { ($0.name, JSON.int(batch.prunable(below: $0.rev))) }))
             try c.query("""
                 DELETE FROM foldsync_changes c USING json_each_text($1::json) AS t(board, upto)
-                WHERE c.board = t.board AND c.rev <= t.upto::bigint
-                """, [String(decoding: upTo.encoded(), as: UTF8.self)])
+                WHERE c.board = t.board AND c.rev <= t.upto::bigint AND c.at < $2
+                """, [String(decoding: upTo.encoded(), as: UTF8.self), String(batch.cutoff)])
         }
         // Delivered at COMMIT, to every daemon's follower: a wake-up, the tables say what changed.
         try c.query("NOTIFY \(PostgresFollower.channel)")
     }
 
-    /// One multi-row INSERT per `rowsPerInsert` rows of 4 values, passed out of band.
+    /// One multi-row INSERT per `rowsPerInsert` rows (each row as many
+    /// values as the first), passed out of band.
     static func insertRows(_ head: String, _ rows: [[String?]], _ tail: String, on c: PGConnection) throws(PGError) {
         var start = 0
+        let width = rows.first?.count ?? 0
         while start < rows.count {
             let chunk = rows[start..<min(start + rowsPerInsert, rows.count)]
             var sql = head
             var params: [String?] = []
             for (i, row) in chunk.enumerated() {
-                let n = i * 4
-                sql += (i == 0 ? "" : ",") + "($\(n + 1), $\(n + 2), $\(n + 3), $\(n + 4))"
+                let n = i * width
+                sql += (i == 0 ? "" : ",") + "(" + (1...width).map { "$\(n + $0)" }.joined(separator: ", ") + ")"
                 params += row
             }
             try c.query(sql + " " + tail, params)

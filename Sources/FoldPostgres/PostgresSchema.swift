@@ -5,7 +5,7 @@ import FoldCore
 /// foldsyncd is refused rather than misread.
 enum PostgresSchema {
     /// The version this binary writes and understands.
-    static let version = 1
+    static let version = 2
 
     /// Held (transaction-scoped) while creating, so daemons starting together
     /// do not race on `CREATE TABLE`.
@@ -16,8 +16,20 @@ enum PostgresSchema {
             name text PRIMARY KEY, epoch text NOT NULL, rev bigint NOT NULL, state text NOT NULL);
         CREATE TABLE IF NOT EXISTS foldsync_changes(
             board text NOT NULL, epoch text NOT NULL, rev bigint NOT NULL, ops text NOT NULL,
+            at bigint NOT NULL DEFAULT 0, actor text NOT NULL DEFAULT '', session text NOT NULL DEFAULT '',
+            action text, inverse text, summary text NOT NULL DEFAULT '',
             PRIMARY KEY(board, rev));
         """
+
+    /// `upgrades[v]` takes a database from version `v` to `v + 1`, inside the setup transaction.
+    static let upgrades: [Int: String] = [
+        1: """
+            ALTER TABLE foldsync_changes
+                ADD COLUMN at bigint NOT NULL DEFAULT 0, ADD COLUMN actor text NOT NULL DEFAULT '',
+                ADD COLUMN session text NOT NULL DEFAULT '', ADD COLUMN action text, ADD COLUMN inverse text,
+                ADD COLUMN summary text NOT NULL DEFAULT '';
+            """,
+    ]
 
     /// Creates the tables on a fresh database; refuses one whose version
     /// this binary does not know.
@@ -34,7 +46,12 @@ enum PostgresSchema {
             }
             try conn.query(PostgresPresence.create)
             found = row.rows == 0 ? String(version) : row.text(0, 0) ?? ""
-            // Nothing written when the schema was there: committing only ends the lock.
+            if let v = Int(found), v < version {
+                // An earlier release's tables: upgraded in place, in this one transaction.
+                for step in v..<version { try conn.query(upgrades[step]!) }
+                try conn.query("UPDATE foldsync_meta SET value = $1 WHERE key = 'schema'", [String(version)])
+            }
+            // Nothing written when the schema was current: committing only ends the lock.
             try conn.query("COMMIT")
         } catch {
             _ = try? conn.query("ROLLBACK")

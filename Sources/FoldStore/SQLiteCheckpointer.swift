@@ -51,7 +51,12 @@ final class SQLiteCheckpointer: @unchecked Sendable {
     }
 
     private func run() {
-        defer { done.signal() }
+        checkpointUntilStopped()
+        // After the connection closed: the store closes last, as SQLite then removes the WAL.
+        done.signal()
+    }
+
+    private func checkpointUntilStopped() {
         // Its own connection: a checkpoint on the writer's would run on the committer thread.
         guard let db = try? SQLiteDatabase(path: path) else { return }
         sqlite3_busy_timeout(db.handle, 1_000)

@@ -5,10 +5,12 @@ import FoldCore
 /// `check`, which turns it into a `StoreError` carrying SQLite's message.
 final class SQLiteDatabase {
     let handle: OpaquePointer
+    private var closed = false
 
-    init(path: String) throws(StoreError) {
+    /// `create` false: a missing file is an error, not a new empty store.
+    init(path: String, create: Bool = true) throws(StoreError) {
         var db: OpaquePointer?
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        let flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0) | SQLITE_OPEN_NOMUTEX
         let rc = SQLiteResultCode(rawValue: sqlite3_open_v2(path, &db, flags, nil))
         guard rc == .ok, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
@@ -21,7 +23,14 @@ final class SQLiteDatabase {
     // close_v2, whose result is always OK: the store's statements may be
     // freed after it (stored properties go in no set order), and SQLite then
     // closes the handle when the last one is finalized.
-    deinit { sqlite3_close_v2(handle) }
+    deinit { close() }
+
+    /// Closes now (every statement must be finalized for the handle to go at once).
+    func close() {
+        guard !closed else { return }
+        closed = true
+        sqlite3_close_v2(handle)
+    }
 
     /// The one checker: OK, ROW and DONE pass; anything else throws with
     /// SQLite's message for this handle.

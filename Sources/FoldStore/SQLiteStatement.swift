@@ -53,6 +53,8 @@ final class SQLiteStatement {
         return String(cString: p)
     }
 
+    func isNull(_ col: Int32) -> Bool { sqlite3_column_type(stmt, col) == SQLITE_NULL }
+
     func int(_ col: Int32) -> Int { Int(sqlite3_column_int64(stmt, col)) }
 
     func blob(_ col: Int32) -> [UInt8] {

@@ -7,94 +7,117 @@ import FoldCore
 /// thread (the `BoardStore` contract), hence `@unchecked Sendable`.
 public final class SQLiteStore: BoardStore, @unchecked Sendable {
     private let db: SQLiteDatabase
-    private let upsertBoard: SQLiteStatement
-    private let deleteBoard: SQLiteStatement
-    private let deleteChanges: SQLiteStatement
-    private let insertChange: SQLiteStatement
-    private let pruneChanges: SQLiteStatement
-    private let selectBoards: SQLiteStatement
-    private let selectChanges: SQLiteStatement
+    /// nil once closed.
+    private var sql: SQLiteStatements?
     private let checkpointer: SQLiteCheckpointer
+    /// The schema version the file had when opened (0: new), for the log.
+    public let openedVersion: Int
+    /// The version this binary writes.
+    public static var schemaVersion: Int { SQLiteSchema.version }
 
-    /// Opens (creating if needed) the database at `path`. `busyTimeoutMs`
-    /// bounds how long a commit waits for a lock held by someone else before
-    /// it counts as failed.
+    /// Opens (creating if needed) the database at `path`, upgrading a store
+    /// of an earlier release. `busyTimeoutMs` bounds how long a commit waits
+    /// for a lock held by someone else before it counts as failed.
     public init(path: String, busyTimeoutMs: Int = 2_000) throws(StoreError) {
         db = try SQLiteDatabase(path: path)
         try db.setBusyTimeout(milliseconds: busyTimeoutMs)
         try db.execute("PRAGMA journal_mode=WAL")
         try db.execute("PRAGMA synchronous=FULL")
         checkpointer = SQLiteCheckpointer(path: path)
-        try db.execute("""
-            CREATE TABLE IF NOT EXISTS boards(
-                name TEXT PRIMARY KEY, epoch TEXT NOT NULL, rev INTEGER NOT NULL, state BLOB NOT NULL);
-            CREATE TABLE IF NOT EXISTS changes(
-                board TEXT NOT NULL, rev INTEGER NOT NULL, ops BLOB NOT NULL,
-                PRIMARY KEY(board, rev)) WITHOUT ROWID;
-            CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
-            INSERT OR IGNORE INTO meta(key, value) VALUES('schema', '1');
-            """)
-        upsertBoard = try db.prepare("""
-            INSERT INTO boards(name, epoch, rev, state) VALUES(?1, ?2, ?3, ?4)
-            ON CONFLICT(name) DO UPDATE SET epoch = ?2, rev = ?3, state = ?4
-            """)
-        deleteBoard = try db.prepare("DELETE FROM boards WHERE name = ?1")
-        deleteChanges = try db.prepare("DELETE FROM changes WHERE board = ?1")
-        insertChange = try db.prepare("INSERT OR REPLACE INTO changes(board, rev, ops) VALUES(?1, ?2, ?3)")
-        pruneChanges = try db.prepare("DELETE FROM changes WHERE board = ?1 AND rev <= ?2")
-        selectBoards = try db.prepare("SELECT name, epoch, rev, state FROM boards ORDER BY name")
-        selectChanges = try db.prepare("SELECT rev, ops FROM changes WHERE board = ?1 AND rev > ?2 ORDER BY rev")
+        openedVersion = try SQLiteSchema.prepare(db)
+        sql = try SQLiteStatements(db)
         checkpointer.attach(to: db.handle)
     }
 
-    deinit { checkpointer.stop() }
+    deinit { close() }
+
+    private func statements() throws(StoreError) -> SQLiteStatements {
+        guard let sql else { throw StoreError("the store is closed") }
+        return sql
+    }
 
     public func loadBoards() throws(StoreError) -> [StoredBoard] {
-        selectBoards.reset()
-        defer { selectBoards.reset() }
+        let s = try statements().selectBoards
+        s.reset()
+        defer { s.reset() }
         var out: [StoredBoard] = []
-        while try selectBoards.step() {
-            out.append(StoredBoard(
-                name: selectBoards.text(0), epoch: selectBoards.text(1),
-                rev: selectBoards.int(2), state: selectBoards.blob(3)))
+        while try s.step() {
+            out.append(StoredBoard(name: s.text(0), epoch: s.text(1), rev: s.int(2), state: s.blob(3)))
         }
         return out
     }
 
     public func loadChanges(board: String, after rev: Int) throws(StoreError) -> [StoredChange] {
-        selectChanges.reset()
-        defer { selectChanges.reset() }
-        try selectChanges.bind(1, board)
-        try selectChanges.bind(2, rev)
+        let s = try statements().selectChanges
+        s.reset()
+        defer { s.reset() }
+        try s.bind(1, board)
+        try s.bind(2, rev)
         var out: [StoredChange] = []
-        while try selectChanges.step() {
-            out.append(StoredChange(board: board, rev: selectChanges.int(0), ops: selectChanges.blob(1)))
+        while try s.step() {
+            out.append(StoredChange(board: board, rev: s.int(0), ops: s.blob(1)))
         }
         return out
     }
 
+    public func history(board: String, _ query: HistoryQuery) throws(StoreError) -> [StoredChange] {
+        let sql = try statements()
+        let s: SQLiteStatement
+        let anchor: Int
+        switch query.anchor {
+        case .latest: (s, anchor) = (sql.historyBefore, .max)
+        case .before(let rev): (s, anchor) = (sql.historyBefore, rev)
+        case .since(let rev): (s, anchor) = (sql.historySince, rev)
+        }
+        s.reset()
+        defer { s.reset() }
+        try s.bind(1, board)
+        try s.bind(2, anchor)
+        try s.bind(3, query.limit)
+        var out: [StoredChange] = []
+        while try s.step() {
+            let record = s.isNull(5) ? nil : ChangeRecord(
+                at: s.int(2), actor: s.text(3), session: s.text(4), action: s.blob(5), inverse: s.blob(6), summary: s.text(7))
+            out.append(StoredChange(board: board, rev: s.int(0), ops: s.blob(1), record: record))
+        }
+        if case .since = query.anchor { return out }
+        return out.reversed()
+    }
+
     public func commit(_ batch: CommitBatch) throws(StoreError) {
+        let sql = try statements()
         try db.execute("BEGIN IMMEDIATE")
         do {
             for name in batch.deletions {
-                deleteBoard.reset(); try deleteBoard.bind(1, name); try deleteBoard.run()
-                deleteChanges.reset(); try deleteChanges.bind(1, name); try deleteChanges.run()
+                sql.deleteBoard.reset(); try sql.deleteBoard.bind(1, name); try sql.deleteBoard.run()
+                sql.deleteChanges.reset(); try sql.deleteChanges.bind(1, name); try sql.deleteChanges.run()
             }
             for b in batch.boards {
-                upsertBoard.reset()
-                try upsertBoard.bind(1, b.name); try upsertBoard.bind(2, b.epoch)
-                try upsertBoard.bind(3, b.rev); try upsertBoard.bind(4, blob: b.state)
-                try upsertBoard.run()
+                let s = sql.upsertBoard
+                s.reset()
+                try s.bind(1, b.name); try s.bind(2, b.epoch)
+                try s.bind(3, b.rev); try s.bind(4, blob: b.state)
+                try s.run()
             }
             for c in batch.changes {
-                insertChange.reset()
-                try insertChange.bind(1, c.board); try insertChange.bind(2, c.rev); try insertChange.bind(3, blob: c.ops)
-                try insertChange.run()
+                let s = sql.insertChange
+                s.reset()
+                try s.bind(1, c.board); try s.bind(2, c.rev); try s.bind(3, blob: c.ops)
+                if let r = c.record {
+                    // A record that already has its time (migrate-store) keeps it.
+                    try s.bind(4, r.at > 0 ? r.at : batch.now); try s.bind(5, r.actor); try s.bind(6, r.session)
+                    try s.bind(7, blob: r.action); try s.bind(8, blob: r.inverse); try s.bind(9, r.summary)
+                } else {
+                    try s.bind(4, batch.now); try s.bind(5, ""); try s.bind(6, "")
+                    try s.bind(9, "")
+                }
+                try s.run()
             }
-            for b in batch.boards where b.rev > batch.historyLimit {
-                pruneChanges.reset()
-                try pruneChanges.bind(1, b.name); try pruneChanges.bind(2, b.rev - batch.historyLimit)
-                try pruneChanges.run()
+            for b in batch.boards where batch.prunable(below: b.rev) > 0 {
+                let s = sql.pruneChanges
+                s.reset()
+                try s.bind(1, b.name); try s.bind(2, batch.prunable(below: b.rev)); try s.bind(3, batch.cutoff)
+                try s.run()
             }
             try db.execute("COMMIT")
         } catch {
@@ -110,5 +133,43 @@ public final class SQLiteStore: BoardStore, @unchecked Sendable {
             try? db.execute("ROLLBACK")
             throw error
         }
+    }
+
+    /// Stops the checkpointer, checkpoints the whole WAL into the database
+    /// file and closes: as the last connection, SQLite then removes `-wal`
+    /// and `-shm`, and the `.db` alone holds everything.
+    public func close() {
+        guard sql != nil else { return }
+        checkpointer.stop()
+        sql = nil
+        _ = try? db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        db.close()
+    }
+}
+
+/// The store's prepared statements, finalized together when it closes
+/// (a connection with live statements cannot close).
+final class SQLiteStatements {
+    let upsertBoard, deleteBoard, deleteChanges, insertChange, pruneChanges: SQLiteStatement
+    let selectBoards, selectChanges, historySince, historyBefore: SQLiteStatement
+
+    init(_ db: SQLiteDatabase) throws(StoreError) {
+        upsertBoard = try db.prepare("""
+            INSERT INTO boards(name, epoch, rev, state) VALUES(?1, ?2, ?3, ?4)
+            ON CONFLICT(name) DO UPDATE SET epoch = ?2, rev = ?3, state = ?4
+            """)
+        deleteBoard = try db.prepare("DELETE FROM boards WHERE name = ?1")
+        deleteChanges = try db.prepare("DELETE FROM changes WHERE board = ?1")
+        insertChange = try db.prepare("""
+            INSERT OR REPLACE INTO changes(board, rev, ops, at, actor, session, action, inverse, summary)
+            VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+            """)
+        // Kept: the last history-per-board changes, and any younger than history-days.
+        pruneChanges = try db.prepare("DELETE FROM changes WHERE board = ?1 AND rev <= ?2 AND at < ?3")
+        selectBoards = try db.prepare("SELECT name, epoch, rev, state FROM boards ORDER BY name")
+        selectChanges = try db.prepare("SELECT rev, ops FROM changes WHERE board = ?1 AND rev > ?2 ORDER BY rev")
+        let columns = "rev, ops, at, actor, session, action, inverse, summary"
+        historySince = try db.prepare("SELECT \(columns) FROM changes WHERE board = ?1 AND rev > ?2 ORDER BY rev LIMIT ?3")
+        historyBefore = try db.prepare("SELECT \(columns) FROM changes WHERE board = ?1 AND rev < ?2 ORDER BY rev DESC LIMIT ?3")
     }
 }

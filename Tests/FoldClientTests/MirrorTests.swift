@@ -33,7 +33,7 @@ import Testing
         var m = BoardMirror(board: "b")
         #expect(m.apply(.snapshot(board: "other", position: Position(epoch: "x", rev: 1), state: state)) == .unchanged)
         #expect(m.state == nil)
-        #expect(m.apply(.presence(board: "b", viewers: 3)) == .presence)
+        #expect(m.apply(.presence(board: "b", viewers: 3, following: 2)) == .presence)
         #expect(m.viewers == 3)
         _ = m.apply(snapshot(rev: 1))
         #expect(m.apply(.deleted(board: "b")) == .deleted)
@@ -70,7 +70,8 @@ import Testing
             .toggle(section: "s1"), .expand(section: "s1"), .collapse(section: "s1"), .expandAll, .collapseAll,
             .setMode(.multi), .addSection(SectionDraft(id: "n", title: "T", items: [.string("a")], expanded: true), at: 0),
             .removeSection(section: "s2"), .moveSection(section: "s0", to: 2), .setTitle(section: "s0", title: "分组"),
-            .setItems(section: "s1", items: [.string("x")]), .replace(.initial),
+            .setItems(section: "s1", items: [.string("x")]), .replace(.initial), .revert(rev: 3),
+            .focus(section: "s1", item: 1), .clearFocus,
         ]
         // Every name in the table, so a new action cannot miss the client's encoder.
         #expect(Set(actions.map(\.kind)) == Set(ActionName.allCases))
@@ -78,6 +79,10 @@ import Testing
             let json = try JSONParser.parse(ClientRequest.action(action, board: "b", id: "i"))
             let decoded = try ClientMessage.decode(json, limits: .defaults).get()
             #expect(decoded == .action(ActionRequest(id: "i", board: "b", action: action)))
+        }
+        for following in [true, false] {
+            let view = try ClientMessage.decode(JSONParser.parse(ClientRequest.view(following: following)), limits: .defaults).get()
+            #expect(view == .view(following: following))
         }
     }
 }

@@ -9,7 +9,7 @@ struct ActionNameTests {
         .toggle(section: "s0"), .expand(section: "s0"), .collapse(section: "s0"), .expandAll, .collapseAll,
         .setMode(.multi), .addSection(SectionDraft(title: "t"), at: nil), .removeSection(section: "s0"),
         .moveSection(section: "s0", to: 1), .setTitle(section: "s0", title: "t"),
-        .setItems(section: "s0", items: []), .replace(.initial),
+        .setItems(section: "s0", items: []), .replace(.initial), .focus(section: "s0", item: 0), .clearFocus, .revert(rev: 1),
     ]
 
     @Test func everyActionHasItsOwnName() {
@@ -19,9 +19,10 @@ struct ActionNameTests {
     }
 
     @Test func permissionsFollowTheTable() {
-        let fold: [ActionName] = [.toggle, .expand, .collapse, .expandAll, .collapseAll]
+        let fold: [ActionName] = [.toggle, .expand, .collapse, .expandAll, .collapseAll, .focus, .clearFocus]
         for name in ActionName.allCases {
-            let expected: Permission = fold.contains(name) ? .fold : name == .replace ? .admin : .edit
+            // A revert needs at least `fold`, then what the change it undoes needed (checked by the hub).
+            let expected: Permission = fold.contains(name) || name == .revert ? .fold : name == .replace ? .admin : .edit
             #expect(name.permission == expected, "\(name)")
             #expect(name.isFold == fold.contains(name))
         }

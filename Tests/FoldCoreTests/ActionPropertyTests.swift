@@ -2,7 +2,8 @@ import Testing
 @testable import FoldCore
 
 /// Random action sequences (including ones that must fail) against several
-/// boards: every accepted change's patch must reproduce its board exactly.
+/// boards: every accepted change's patch must reproduce its board exactly,
+/// and the shared focus always points at an existing item or is absent.
 @Suite struct ActionPropertyTests {
     static let seeds: [UInt64] = [1, 2, 3, 0xF01D, 0xC0FFEE]
 
@@ -14,7 +15,7 @@ import Testing
         limits.maxSections = 12
         limits.maxItems = 6
         limits.maxTitleBytes = 16
-        var accepted = 0, noOps = 0, refused = 0
+        var accepted = 0, noOps = 0, refused = 0, focused = 0, focusCleared = 0
         for _ in 0..<600 {
             let b = Int.random(in: 0..<boards.count, using: &rng)
             let old = boards[b]
@@ -38,6 +39,7 @@ import Testing
                 let wire = try JSONParser.parse(PatchOp.encode(change.ops))
                 #expect(try JSONPatch.apply(wire, to: old.json) == change.board.json)
                 boards[b] = change.board
+                if old.focus != nil, change.board.focus == nil { focusCleared += 1 }
             } else {
                 noOps += 1
             }
@@ -46,8 +48,16 @@ import Testing
             #expect(Set(board.sections.map(\.id)).count == board.sections.count)
             #expect(board.encodedByteCount() == board.encoded().count)
             #expect(throws: Never.self) { try Board(json: board.json, limits: limits) }
+            #expect(board.focusIsValid, "focus \(String(describing: board.focus)) after \(action)")
+            if let f = board.focus {
+                focused += 1
+                // The item the focus names is really there.
+                #expect(board.sections.first { $0.id == f.section }.map { f.item < $0.items.count } == true)
+            }
         }
         #expect(accepted > 100 && noOps > 10 && refused > 10)
+        // The sequences do exercise the focus: set, kept and cleared by edits.
+        #expect(focused > 20 && focusCleared > 2, "focused \(focused), cleared \(focusCleared)")
     }
 
     func randomAction(for board: Board, using rng: inout SplitMix64) -> Action {
@@ -56,9 +66,17 @@ import Testing
         let index = Int.random(in: -1...(board.sections.count + 1), using: &rng)
         let title = ["", "t", "Titre", "line\nbreak", "\u{2028}", String(repeating: "x", count: 20)].randomElement(using: &rng)!
         let items: [JSON] = (0..<Int.random(in: 0...7, using: &rng)).map { n in
-            n % 3 == 2 ? .object(["label": .string("L\(n)"), "n": .int(n)]) : .string("i\(n)")
-        }
-        switch Int.random(in: 0..<16, using: &rng) {
+            n % 3 == 2 ? .object(["label": .string("L\(n)"), "id": .string("k\(n)"), "n": .int(n)]) : .string("i\(n)")
+        }.shuffled(using: &rng)
+        let item = Int.random(in: -1...3, using: &rng)
+        switch Int.random(in: 0..<20, using: &rng) {
+        case 16, 17: return .focus(section: id, item: item)
+        case 18: return .clearFocus
+        case 19:
+            // Items around the focused one: kept, shortened below it, or emptied.
+            let keep = Int.random(in: 0...3, using: &rng)
+            let old = board.sections.first { $0.id == id }?.items ?? []
+            return .setItems(section: id, items: Array(old.prefix(keep)))
         case 0, 1, 2: return .toggle(section: id)
         case 3: return .expand(section: id)
         case 4: return .collapse(section: id)
@@ -80,7 +98,10 @@ import Testing
             if let i = next.sections.indices.randomElement(using: &rng) {
                 next.sections[i].title = title
                 next.sections[i].expanded.toggle()
+                // Sometimes a focus of its own, which may point at nothing (refused).
+                if Bool.random(using: &rng) { next.focus = Focus(section: next.sections[i].id, item: item) }
             }
+            if Int.random(in: 0..<4, using: &rng) == 0 { next.focus = nil }
             return .replace(next)
         }
     }

@@ -86,7 +86,7 @@ import Testing
     }
 
     @Test func setItems() throws {
-        let items: [JSON] = [.string("a"), .object(["label": .string("b"), "href": .string("/x")])]
+        let items: [JSON] = [.string("a"), .object(["label": .string("b"), "href": .string("https://example.com/x")])]
         let change = try #require(try apply(.setItems(section: "s0", items: items), to: .initial))
         #expect(change.ops == [.replace(path: "/sections/0/items", value: .array(items))])
         #expect(try apply(.setItems(section: "s0", items: [.string("1"), .string("2")]), to: .initial) == nil)

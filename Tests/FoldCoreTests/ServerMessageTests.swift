@@ -17,7 +17,8 @@ import Testing
         #expect(text(ServerMessage.error(WireError(.notFound, "no section 'x'", id: "1", board: "b")))
             == "{\"type\":\"error\",\"code\":\"not_found\",\"message\":\"no section 'x'\",\"id\":\"1\",\"board\":\"b\"}")
         #expect(text(ServerMessage.error(WireError(.badRequest, "m"))) == "{\"type\":\"error\",\"code\":\"bad_request\",\"message\":\"m\"}")
-        #expect(text(ServerMessage.presence(board: "b", viewers: 10_000)) == "{\"type\":\"presence\",\"board\":\"b\",\"viewers\":10000}")
+        #expect(text(ServerMessage.presence(board: "b", viewers: 10_000, following: 9_999))
+            == "{\"type\":\"presence\",\"board\":\"b\",\"viewers\":10000,\"following\":9999}")
     }
 
     @Test func messagesAreValidJSONWithoutNewlines() throws {

@@ -1,3 +1,4 @@
+import Foundation
 import FoldTestSupport
 
 /// Talking to the shared launcher's daemon with this target's own clients.
@@ -17,5 +18,14 @@ extension DaemonProcess {
     /// An HTTP request to this daemon.
     func http(_ method: String, _ path: String, body: String? = nil, headers: [(String, String)] = []) throws -> HTTPReply {
         try HTTPClient.request(port: port, method: method, path: path, body: body, headers: headers)
+    }
+
+    /// A daemon started once (for its directory and port), stopped, its store
+    /// removed: the test writes the store it wants, then `restart()`s it.
+    static func stoppedWithoutStore(_ flags: [String] = []) throws -> DaemonProcess {
+        let d = try DaemonProcess(flags)
+        guard d.stop() == 0 else { throw HarnessError("the daemon did not stop cleanly: \(d.stderr)") }
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: d.dbPath + suffix) }
+        return d
     }
 }

@@ -66,3 +66,31 @@ import Testing
         #expect((score ?? 10) <= 2.5)
     }
 }
+
+/// The daily backup: a oneshot service run by a timer, both verified by
+/// systemd's own tool, the service as the daemon's dynamic user.
+@Suite struct BackupUnitTests {
+    @Test func theBackupServiceAndTimerVerifyWithoutWarnings() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("foldsync-backup-unit-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let binary = SystemdUnitTests.root.appendingPathComponent(".build/debug/foldsyncd").path
+        var staged: [String] = []
+        for name in ["foldsync-backup.service", "foldsync-backup.timer"] {
+            let text = try String(contentsOf: SystemdUnitTests.root.appendingPathComponent("systemd/\(name)"), encoding: .utf8)
+            let path = dir.appendingPathComponent(name)
+            try text.replacingOccurrences(of: "/usr/local/bin/foldsyncd", with: binary).write(to: path, atomically: true, encoding: .utf8)
+            staged.append(path.path)
+        }
+        let service = try String(contentsOfFile: staged[0], encoding: .utf8)
+        for line in ["Type=oneshot", "DynamicUser=yes", "User=foldsyncd", "StateDirectory=foldsync foldsync-backup"] {
+            #expect(service.split(separator: "\n").contains { $0 == line }, "missing \(line)")
+        }
+        #expect(service.contains("foldsyncd backup --db /var/lib/foldsync/foldsync.db"))
+        let timer = try String(contentsOfFile: staged[1], encoding: .utf8)
+        #expect(timer.contains("OnCalendar=") && timer.contains("Persistent=true"))
+        let (status, output) = try SystemdUnitTests().analyze(["verify"] + staged)
+        #expect(status == 0, "\(output)")
+        #expect(output.trimmingCharacters(in: .whitespacesAndNewlines) == "", "systemd-analyze verify said: \(output)")
+    }
+}

@@ -26,6 +26,9 @@ final class HubHarness {
     var shared: [String] = []
     /// Answer every commit at once (else the test calls `finishCommits`).
     var autoCommit = false
+    /// Keep history reads until `finishReads` (else they are answered at once, from `store`).
+    var holdReads = false
+    var heldReads: [HistoryRead] = []
 
     init(watchdogEvery: Double? = nil, statusEvery: Double? = nil, _ configure: (inout DaemonConfig) -> Void = { _ in }) {
         var config = DaemonConfig()
@@ -69,9 +72,22 @@ final class HubHarness {
         case .reloaded(let r): reports.append(r)
         case .notify(let m): notifications.append(m)
         case .catchUp(let board, let epoch, let after): catchUps.append("\(board) \(epoch) \(after)")
-        case .sharePresence(let board, let viewers): shared.append("\(board) \(viewers)")
+        case .sharePresence(let board, let count): shared.append("\(board) \(count.viewers)")
+        case .readHistory(let r):
+            if holdReads { heldReads.append(r) } else { answer(r) }
         case .wakeAt, .stopAccepting, .stopServer: break
         }
+    }
+
+    /// As the committer would: from the store, after what it committed.
+    func answer(_ r: HistoryRead) {
+        let result: Result<[StoredChange], StoreError>
+        do throws(StoreError) { result = .success(try store.history(board: r.board, r.query)) } catch { result = .failure(error) }
+        feed(.historyRead(id: r.id, result))
+    }
+
+    func finishReads() {
+        while !heldReads.isEmpty { answer(heldReads.removeFirst()) }
     }
 
     /// Commits what was handed over to the store and reports each outcome.

@@ -24,6 +24,15 @@ final class MemoryStore: BoardStore {
         changes += batch.changes
     }
 
+    func history(board: String, _ query: HistoryQuery) throws(StoreError) -> [StoredChange] {
+        let mine = changes.filter { $0.board == board }
+        switch query.anchor {
+        case .since(let rev): return Array(mine.filter { $0.rev > rev }.prefix(query.limit))
+        case .before(let rev): return Array(mine.filter { $0.rev < rev }.suffix(query.limit))
+        case .latest: return Array(mine.suffix(query.limit))
+        }
+    }
+
     func probe() throws(StoreError) {
         if let failure { throw StoreError(failure) }
     }

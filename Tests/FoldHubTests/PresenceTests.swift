@@ -5,10 +5,45 @@ import Testing
 /// Viewer counts go out at most once per board per second, shortly after a change.
 @Suite struct PresenceTests {
     func presences(_ h: HubHarness, since: Int) -> [Int] {
-        h.effects[since...].compactMap { e -> Int? in
+        presenceMessages(h, since: since).compactMap { $0["viewers"]?.intValue }
+    }
+
+    func presenceMessages(_ h: HubHarness, since: Int) -> [JSON] {
+        h.effects[since...].compactMap { e -> JSON? in
             guard case .fanOut(_, let f) = e, let json = try? JSONParser.parse(f), json.type == "presence" else { return nil }
-            return json["viewers"]?.intValue
+            return json
         }
+    }
+
+    /// `following` (an extension): everyone follows until they say otherwise,
+    /// each `view` that changes the answer refreshes presence, repeats do not.
+    @Test func followingCountsViewersWhoDoNotBrowse() {
+        let h = HubHarness()
+        for id: UInt64 in 1...3 {
+            h.open(id)
+            h.subscribe(id)
+        }
+        h.advance(seconds: 1)
+        #expect(presenceMessages(h, since: 0).last?["following"]?.intValue == 3)
+        var mark = h.effects.count
+        h.send(2, #"{"type":"view","following":false}"#)
+        h.send(3, #"{"type":"view","following":false}"#)
+        h.advance(seconds: 1)
+        let after = presenceMessages(h, since: mark)
+        #expect(after.count == 1)
+        #expect(after.first?["viewers"]?.intValue == 3 && after.first?["following"]?.intValue == 1)
+        mark = h.effects.count
+        h.send(3, #"{"type":"view","following":false}"#)
+        h.advance(seconds: 2)
+        #expect(presenceMessages(h, since: mark).isEmpty, "no change, no message")
+        h.send(3, #"{"type":"view","following":true}"#)
+        h.feed(.closed(id: 1))
+        h.advance(seconds: 1)
+        let last = presenceMessages(h, since: mark)
+        #expect(last.count == 1 && last.first?["viewers"]?.intValue == 2 && last.first?["following"]?.intValue == 1)
+        // A bad `view` is an error.
+        h.send(2, #"{"type":"view","following":1}"#)
+        #expect(h.read(2).last?["code"]?.stringValue == "bad_request")
     }
 
     @Test func aCrowdJoiningCostsOneMessagePerSecond() {
@@ -59,10 +94,10 @@ import Testing
         h.advance(seconds: 1)
         #expect(h.shared == ["default 1"])
         let mark = h.effects.count
-        h.feed(.remote(.presence(["default": 3, "other": 2])))
+        h.feed(.remote(.presence(["default": ViewerCount(viewers: 3, following: 2), "other": ViewerCount(viewers: 2, following: 2)])))
         h.advance(seconds: 1)
         #expect(presences(h, since: mark) == [4])
-        h.feed(.remote(.presence(["default": 3, "other": 5])))
+        h.feed(.remote(.presence(["default": ViewerCount(viewers: 3, following: 2), "other": ViewerCount(viewers: 5, following: 5)])))
         h.advance(seconds: 1)
         #expect(presences(h, since: mark) == [4], "a board nobody here watches changes nothing")
         h.feed(.remote(.presence([:])))

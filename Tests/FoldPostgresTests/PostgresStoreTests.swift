@@ -45,16 +45,63 @@ import Testing
         let server = try PostgresServer.shared()
         let uri = try server.createDatabase()
         _ = try PostgresStore(uri: uri)
-        #expect(try server.psql(uri, "SELECT value FROM foldsync_meta WHERE key = 'schema'") == "1")
+        #expect(try server.psql(uri, "SELECT value FROM foldsync_meta WHERE key = 'schema'") == "2")
         // Opening again leaves a known schema alone.
         _ = try PostgresStore(uri: uri)
-        try server.psql(uri, "UPDATE foldsync_meta SET value = '2' WHERE key = 'schema'")
+        try server.psql(uri, "UPDATE foldsync_meta SET value = '3' WHERE key = 'schema'")
         #expect {
             _ = try PostgresStore(uri: uri)
         } throws: { error in
-            guard case .schemaTooNew(found: 2, known: 1)? = error as? PostgresOpenError else { return false }
+            guard case .schemaTooNew(found: 3, known: 2)? = error as? PostgresOpenError else { return false }
             return true
         }
+    }
+
+    /// The first release's tables, exactly as its PostgresSchema created them.
+    static let releaseOneSchema = """
+        CREATE TABLE IF NOT EXISTS foldsync_meta(key text PRIMARY KEY, value text NOT NULL);
+        CREATE TABLE IF NOT EXISTS foldsync_boards(
+            name text PRIMARY KEY, epoch text NOT NULL, rev bigint NOT NULL, state text NOT NULL);
+        CREATE TABLE IF NOT EXISTS foldsync_changes(
+            board text NOT NULL, epoch text NOT NULL, rev bigint NOT NULL, ops text NOT NULL,
+            PRIMARY KEY(board, rev));
+        INSERT INTO foldsync_meta(key, value) VALUES('schema', '1');
+        INSERT INTO foldsync_boards VALUES('default', 'ep1', 2, '{"mode":"single","sections":[]}');
+        INSERT INTO foldsync_changes VALUES('default', 'ep1', 1, '[]'), ('default', 'ep1', 2, '[{"op":"replace","path":"/mode","value":"single"}]');
+        """
+
+    @Test func aReleaseOneDatabaseIsUpgradedInPlace() throws {
+        let server = try PostgresServer.shared()
+        let uri = try server.createDatabase()
+        try server.psql(uri, Self.releaseOneSchema)
+        let store = try PostgresStore(uri: uri)
+        #expect(try server.psql(uri, "SELECT value FROM foldsync_meta WHERE key = 'schema'") == "2")
+        #expect(try store.loadBoards().map { "\($0.name) \($0.epoch) \($0.rev)" } == ["default ep1 2"])
+        #expect(try store.loadChanges(board: "default", after: 0).map(\.rev) == [1, 2])
+        #expect(try store.history(board: "default", HistoryQuery(.latest, limit: 5)).map(\.record) == [nil, nil])
+    }
+
+    /// History with its records, paged, and pruned by age (an injected commit time) and count.
+    @Test func historyIsReadBackAndPrunedByAgeAndCount() throws {
+        let uri = try PostgresServer.shared().createDatabase()
+        let store = try PostgresStore(uri: uri)
+        let day = 86_400_000
+        for rev in 1...4 {
+            var batch = CommitBatch(historyLimit: 1, now: rev * day, keepMs: 2 * day)
+            batch.boards = [board("a", rev: rev)]
+            if rev == 1 { batch.created = ["a"] }
+            batch.changes = [StoredChange(board: "a", rev: rev, ops: Array("[]".utf8), record: ChangeRecord(
+                actor: "alice", session: "c\(rev)", action: Array(#"{"type":"toggle","section":"s0"}"#.utf8),
+                inverse: Array("[]".utf8), summary: "toggle s0"))]
+            try store.commit(batch)
+        }
+        // At day 4, keeping 2 days: revs 1 is older; 2, 3, 4 are not (and 4 is the last).
+        let all = try store.history(board: "a", HistoryQuery(.latest, limit: 10))
+        #expect(all.map(\.rev) == [2, 3, 4])
+        #expect(all.last?.record == ChangeRecord(at: 4 * day, actor: "alice", session: "c4", action: Array(#"{"type":"toggle","section":"s0"}"#.utf8),
+                                                inverse: Array("[]".utf8), summary: "toggle s0"))
+        #expect(try store.history(board: "a", HistoryQuery(.since(2), limit: 1)).map(\.rev) == [3])
+        #expect(try store.history(board: "a", HistoryQuery(.before(4), limit: 1)).map(\.rev) == [3])
     }
 
     @Test func anUnreachableServerFailsWithinTheTimeout() throws {

@@ -65,7 +65,8 @@ import Testing
         #expect(try foldsync(["toggle", "s0", "--url", d.url]).status == 0)
         let t = try live(d)
         try t.waitFor("connected at rev 1") { $0.first?.hasPrefix("default · connected · rev 1") == true }
-        try t.keys("Down")
+        // Past the open section's two items, onto the next header.
+        try t.keys("Down", "Down", "Down")
         d.stop()
         try t.waitFor(text: "reconnecting")
         // Typed while offline: refused on screen, never sent later.

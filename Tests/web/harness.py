@@ -29,7 +29,10 @@ import urllib.request
 import warnings
 
 from selenium import webdriver
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 DAEMON = os.path.join(ROOT, ".build", "debug", "foldsyncd")
@@ -191,14 +194,26 @@ class Daemon:
         return body
 
 
+_shared = {}
+
+
+def shared(cls=Daemon):
+    """One object per daemon for every test module of a run: a module that
+    stops and starts the daemon leaves the others a handle that knows the
+    process it started (and can wait for it), not a stale one."""
+    if cls not in _shared:
+        _shared[cls] = cls()
+    return _shared[cls]
+
+
 class TokenDaemon(Daemon):
     """A second foldsyncd whose configuration holds tokens (see run.sh):
     viewer (read,fold), editor (read,fold,edit; its secret holds a space and
-    a slash, so no subprotocol can carry it), admin (everything) and opsonly
-    (read,fold,edit on ops-* only). auth-timeout is 2 s."""
+    a slash, so no subprotocol can carry it), admin (everything), opsonly
+    (read,fold,edit on ops-* only) and reader (read only). auth-timeout is 2 s."""
 
     ENV = "FOLDSYNC_WEB_TOKEN_"
-    NAMES = ("viewer", "editor", "admin", "opsonly")
+    NAMES = ("viewer", "editor", "admin", "opsonly", "reader")
 
     def __init__(self):
         self.secrets = {n: os.environ.get(f"FOLDSYNC_WEB_SECRET_{n.upper()}") for n in self.NAMES}
@@ -206,7 +221,8 @@ class TokenDaemon(Daemon):
 
     def prepare(self, tmp):
         self.secrets = {"viewer": "v-" + secrets.token_urlsafe(18), "editor": f"e {secrets.token_urlsafe(18)}/x",
-                        "admin": "a-" + secrets.token_urlsafe(18), "opsonly": "o-" + secrets.token_urlsafe(18)}
+                        "admin": "a-" + secrets.token_urlsafe(18), "opsonly": "o-" + secrets.token_urlsafe(18),
+                        "reader": "r-" + secrets.token_urlsafe(18)}
         h = lambda n: hashlib.sha256(self.secrets[n].encode()).hexdigest()
         self.config = os.path.join(tmp, "tokens.conf")
         with open(os.open(self.config, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w") as f:
@@ -214,7 +230,8 @@ class TokenDaemon(Daemon):
                     f"token = viewer read,fold {h('viewer')}\n"
                     f"token = editor read,fold,edit {h('editor')}\n"
                     f"token = admin read,fold,edit,admin {h('admin')}\n"
-                    f"token = opsonly read,fold,edit {h('opsonly')} ops-*\n")
+                    f"token = opsonly read,fold,edit {h('opsonly')} ops-*\n"
+                    f"token = reader read {h('reader')}\n")
 
 
 def browser(width=1024, height=700):
@@ -251,3 +268,38 @@ class OneBrowser(unittest.TestCase):
     @classmethod
     def tearDownClass(cls):
         cls.d.quit()
+
+
+def wait(d, cond, timeout=5, msg=""):
+    # A re-render may replace an element between finding and reading it: try again.
+    return WebDriverWait(d, timeout, poll_frequency=0.02,
+                         ignored_exceptions=(StaleElementReferenceException,)).until(lambda drv: cond(drv), msg)
+
+
+class TwoBrowsers(unittest.TestCase):
+    """A test class with two headless Chromiums (`self.a`, `self.b`) on the
+    shared daemon, e.g. a presenter and a viewer."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.a = browser()
+        try:
+            cls.b = browser()
+        except Exception:
+            cls.a.quit()
+            raise
+
+    @classmethod
+    def tearDownClass(cls):
+        for d in (cls.a, cls.b):
+            d.quit()
+
+    def open_board(self, d, name):
+        d.get(f"{shared().base}/b/{name}")
+        wait(d, lambda d: d.find_element(By.ID, "st-conn").text == "connected"
+             and d.find_elements(By.CSS_SELECTOR, ".sec-btn:not(:disabled)"), 10, "board did not load")
+
+    def assert_no_console_errors(self, d):
+        bad = [l for l in d.get_log("browser") if l["level"] == "SEVERE"
+               and "ERR_CONNECTION_REFUSED" not in l["message"] and "/ws" not in l["message"]]
+        self.assertEqual(bad, [], "console errors (CSP violations show up here)")

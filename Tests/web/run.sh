@@ -35,6 +35,7 @@ export FOLDSYNC_WEB_TOKEN_PIDFILE=$TMP/tokens.pid FOLDSYNC_WEB_TOKEN_CONFIG=$TMP
 secret() { head -c 18 /dev/urandom | base64 | tr '+/' '-_'; }
 export FOLDSYNC_WEB_SECRET_VIEWER="v-$(secret)" FOLDSYNC_WEB_SECRET_ADMIN="a-$(secret)"
 export FOLDSYNC_WEB_SECRET_EDITOR="e $(secret)/x" FOLDSYNC_WEB_SECRET_OPSONLY="o-$(secret)"
+export FOLDSYNC_WEB_SECRET_READER="r-$(secret)"
 hash_token() { printf %s "$1" | "$DAEMON" hash-token; }
 
 stop_daemon() {   # $1: its pidfile
@@ -57,6 +58,7 @@ trap 'exit 130' INT TERM
   echo "token = editor read,fold,edit $(hash_token "$FOLDSYNC_WEB_SECRET_EDITOR")"
   echo "token = admin read,fold,edit,admin $(hash_token "$FOLDSYNC_WEB_SECRET_ADMIN")"
   echo "token = opsonly read,fold,edit $(hash_token "$FOLDSYNC_WEB_SECRET_OPSONLY") ops-*"
+  echo "token = reader read $(hash_token "$FOLDSYNC_WEB_SECRET_READER")"
 ) >"$FOLDSYNC_WEB_TOKEN_CONFIG"
 
 # start_daemon DB LOG PIDFILE [ARGS...]: starts one in the background and
@@ -85,7 +87,7 @@ echo "web tests: foldsyncd on 127.0.0.1:$FOLDSYNC_WEB_PORT; with tokens on 127.0
 
 mkdir -p .build/web-artifacts
 status=0
-[ $# -gt 0 ] || set -- test_dashboard test_tokens test_large_board
+[ $# -gt 0 ] || set -- test_dashboard test_tokens test_large_board test_history test_focus
 (cd Tests/web && "$VENV/bin/python" -m unittest -v "$@") || status=$?
 if [ $status -ne 0 ]; then
   echo "web tests: FAILED; daemon logs follow" >&2

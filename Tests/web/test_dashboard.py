@@ -13,8 +13,6 @@ import urllib.request
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
-from selenium.common.exceptions import StaleElementReferenceException
-from selenium.webdriver.support.ui import WebDriverWait
 
 import harness
 
@@ -24,7 +22,7 @@ _names = itertools.count()
 
 def setUpModule():
     global DAEMON
-    DAEMON = harness.Daemon()
+    DAEMON = harness.shared()
     os.makedirs(harness.ARTIFACTS, exist_ok=True)
 
 
@@ -49,10 +47,7 @@ def open_count(d):
     return len(d.find_elements(By.CSS_SELECTOR, '.sec-btn[aria-expanded="true"]'))
 
 
-def wait(d, cond, timeout=5, msg=""):
-    # A re-render may replace an element between finding and reading it: try again.
-    return WebDriverWait(d, timeout, poll_frequency=0.02,
-                         ignored_exceptions=(StaleElementReferenceException,)).until(lambda drv: cond(drv), msg)
+wait = harness.wait
 
 
 def wait_viewers(d, n):
@@ -62,31 +57,7 @@ def wait_viewers(d, n):
     wait(d, lambda d: d.find_element(By.ID, "st-viewers").text == text, 10, f"status strip never showed {text!r}")
 
 
-class Dashboard(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        cls.a = harness.browser()
-        try:
-            cls.b = harness.browser()
-        except Exception:
-            cls.a.quit()
-            raise
-
-    @classmethod
-    def tearDownClass(cls):
-        for d in (cls.a, cls.b):
-            d.quit()
-
-    def open_board(self, d, name):
-        d.get(f"{DAEMON.base}/b/{name}")
-        wait(d, lambda d: d.find_element(By.ID, "st-conn").text == "connected"
-             and d.find_elements(By.CSS_SELECTOR, ".sec-btn:not(:disabled)"), 10, "board did not load")
-
-    def assert_no_console_errors(self, d):
-        bad = [l for l in d.get_log("browser") if l["level"] == "SEVERE"
-               and "ERR_CONNECTION_REFUSED" not in l["message"] and "/ws" not in l["message"]]
-        self.assertEqual(bad, [], "console errors (CSP violations show up here)")
-
+class Dashboard(harness.TwoBrowsers):
     # ---- 1. JSON Patch conformance, run inside the browser ----
     def test_patch_apply_passes_conformance_suite(self):
         d = self.a

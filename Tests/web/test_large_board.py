@@ -42,7 +42,7 @@ CHECK_DOM = """
 
 def setUpModule():
     global DAEMON
-    DAEMON = harness.Daemon()
+    DAEMON = harness.shared()
 
 
 def big_board():

@@ -10,9 +10,12 @@ import { showIdentity } from './signin.js';
 
 export class AuthView {
   // `scope`: the board the page shows, or null for the list of boards.
-  constructor(scope = null) {
+  // `afterPermissions(root)`: what the page adds to the permissions' look
+  // (a browsing viewer folds on its own page whatever its token allows).
+  constructor(scope = null, afterPermissions = () => {}) {
     this.state = initialAuth(getToken() !== null);
     this.may = (perm) => allowed(this.state, perm, scope);
+    this.afterPermissions = afterPermissions;
     this.redraw();
   }
 
@@ -27,6 +30,7 @@ export class AuthView {
 
   redraw() {
     showPermissions(this.may);
+    this.afterPermissions(document);
     showIdentity(this.state);
   }
 }

@@ -7,6 +7,7 @@ import { itemsToText, textToItems } from './render.js';
 import { deepEqual } from './patch.js';
 import { TEMPLATE } from './new-board.js';
 import { $, toast } from './page-chrome.js';
+import { mayNot } from './permissions.js';
 
 export function wireBoardControls(page) {
   const sections = $('sections');
@@ -17,7 +18,15 @@ export function wireBoardControls(page) {
     const node = btn.closest('.section');
     const id = node.dataset.id;
     if (btn.classList.contains('sec-btn')) {
-      if (page.may('fold')) page.send({ type: 'toggle', section: id }, 'fold sections');
+      if (!page.view.following) page.localFold('toggle', id);
+      else if (page.may('fold')) page.send({ type: 'toggle', section: id }, 'fold sections');
+      return;
+    }
+    if (btn.classList.contains('item-btn')) {
+      // Pointing is not folding: it is sent while browsing too.
+      const item = Number(btn.dataset.item);
+      if (page.may('fold')) page.send({ type: 'focus', section: id, item }, 'point at an item');
+      else toast(mayNot(page.auth.state, 'point at items for everyone'));
       return;
     }
     const title = sectionOf(id)?.title ?? id;
@@ -63,8 +72,11 @@ export function wireBoardControls(page) {
   sections.addEventListener('focusin', (e) => {
     if (e.target.classList.contains('sec-btn')) page.lastFocus = e.target.closest('.section').dataset.id;
   });
-  $('expand-all').addEventListener('click', () => page.send({ type: 'expandAll' }, 'expand all'));
-  $('collapse-all').addEventListener('click', () => page.send({ type: 'collapseAll' }, 'collapse all'));
+  const fold = (type, what) => (page.view.following ? page.send({ type }, what) : page.localFold(type));
+  $('expand-all').addEventListener('click', () => fold('expandAll', 'expand all'));
+  $('collapse-all').addEventListener('click', () => fold('collapseAll', 'collapse all'));
+  $('clear-focus').addEventListener('click', () => page.send({ type: 'clearFocus' }, 'clear the focus'));
+  $('follow').addEventListener('click', () => page.setFollowing(!page.view.following));
   $('mode').addEventListener('change', (e) => page.send({ type: 'setMode', mode: e.target.value }, 'change mode'));
   $('add-form').addEventListener('submit', (e) => {
     e.preventDefault();

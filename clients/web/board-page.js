@@ -13,6 +13,8 @@ import { SectionList, renders } from './render.js';
 import { $, toast, setBanner, setStatus, setConnection, time, showPermissions } from './page-chrome.js';
 import { showSignIn, hideSignIn, wireSignIn, refusedMessage } from './signin.js';
 import { wireBoardControls } from './board-controls.js';
+import { ViewMode } from './view-mode.js';
+import { HistoryPanel } from './history-panel.js';
 
 export class BoardPage {
   constructor(board) {
@@ -24,18 +26,24 @@ export class BoardPage {
     this.lastChange = null;
     this.retryAt = 0;
     this.lastFocus = null;    // section id whose header had focus, restored after reconnects
-    this.auth = new AuthView(board);
+    this.view = new ViewMode();  // follow the board's folds, or browse on this page
+    this.scrolledTo = null;   // the board focus last scrolled into view ("section/item")
+    // Every redraw of the permissions (a reconnect's hello, a sign-in) keeps a
+    // browsing viewer's headers foldable; the first runs before `may` is set.
+    this.auth = new AuthView(board, (root) => { if (this.may) this.showLocalFolds(root); });
     this.may = this.auth.may;
-    this.list = new SectionList($('sections'), (node) => showPermissions(this.may, node));
+    this.list = new SectionList($('sections'), (node) => { showPermissions(this.may, node); this.showLocalFolds(node); });
     this.conn = new Connection(socketURL(), {
-      onOpen: () => this.subscribe(),
+      onOpen: () => { if (!this.view.following) this.sendView(); this.subscribe(); },
       onMessage: (m) => this.onMessage(m),
       onState: (s) => this.onState(s),
       onClose: (e) => this.onClose(e),
       token: getToken,
     });
+    this.history = new HistoryPanel(this);
     window.foldsync = { page: this, renders, allowed: (perm) => this.may(perm) };
     wireBoardControls(this);
+    this.showView();
     wireSignIn((hasToken) => this.tokenChanged(hasToken));
     this.conn.open();
     setInterval(() => this.tick(), 1000);
@@ -84,8 +92,10 @@ export class BoardPage {
     $('json-form').hidden = true;
     setStatus('rev', '');
     setStatus('viewers', '');
+    setStatus('following', '');
     this.lastChange = null;
     setStatus('last', '');
+    this.history.clear();
   }
 
   onState({ state, retryAt }) {
@@ -135,7 +145,7 @@ export class BoardPage {
     const outcome = this.mirror.apply(m);
     switch (outcome.kind) {
       case 'changed': this.onChanged(m, outcome); break;
-      case 'presence': setStatus('viewers', `${outcome.viewers} viewer${outcome.viewers === 1 ? '' : 's'}`); break;
+      case 'presence': this.showPresence(outcome); break;
       case 'deleted': this.showDeleted(); break;
       case 'outOfStep': console.warn(`resynchronising: ${outcome.reason}`); this.subscribe(); break;
       default: break; // the daemon may add message types
@@ -144,6 +154,7 @@ export class BoardPage {
 
   onChanged(m, { ops, touched, mode }) {
     this.conn.healthy();
+    this.history.changed(m.type === 'snapshot');
     if (ops === null) {
       $('missing').hidden = true;
     } else {
@@ -189,10 +200,58 @@ export class BoardPage {
     setStatus('last', '');
   }
 
+  showPresence({ viewers, following }) {
+    setStatus('viewers', `${viewers} viewer${viewers === 1 ? '' : 's'}`);
+    setStatus('following', typeof following === 'number' ? `${following} following` : '');
+  }
+
+  // -- follow or browse (view-mode.js) --
+  setFollowing(following) {
+    if (following === this.view.following) return;
+    if (following) { this.view.follow(); this.scrolledTo = null; } else this.view.browse(this.doc);
+    this.sendView();
+    this.showView();
+    if (this.doc) this.render(null, false);
+  }
+
+  // The daemon counts who follows (presence); a new connection follows until told.
+  sendView() { this.conn.send({ type: 'view', following: this.view.following }); }
+
+  showView() {
+    const following = this.view.following;
+    const sw = $('follow');
+    sw.hidden = false;
+    sw.setAttribute('aria-checked', following ? 'true' : 'false');
+    setStatus('view', following ? 'following the board' : 'browsing on your own: folds stay on this page');
+    document.body.dataset.view = following ? 'following' : 'browsing';
+    this.showLocalFolds(document);
+  }
+
+  // Browsing, every header folds (on this page), and so do Expand all and
+  // Collapse all, with or without `fold`.
+  showLocalFolds(root) {
+    const off = this.view.following && !this.may('fold');
+    for (const b of root.querySelectorAll('.sec-btn')) {
+      if (off) b.setAttribute('aria-disabled', 'true'); else b.removeAttribute('aria-disabled');
+    }
+    if (root === document) {
+      for (const id of ['expand-all', 'collapse-all']) $(id).classList.toggle('no-perm', off);
+    }
+  }
+
+  // A fold while browsing: applied here with the board's rules, nothing sent.
+  localFold(type, id) {
+    if (!this.doc) return;
+    const refused = this.view.fold(this.doc, type, id);
+    if (refused) { toast(`${refused} (invalid)`); return; }
+    this.render(null, false);
+  }
+
   // -- rendering: what the patch touched, and the strip --
   render(touched, modeChanged) {
     const doc = this.doc;
-    this.list.show(doc.sections, touched);
+    this.list.show(this.view.sections(doc), this.view.following ? touched : null);
+    this.showFocus(doc.focus || null);
     if (modeChanged) {
       $('mode').value = doc.mode;
       $('expand-all').disabled = doc.mode === 'single';
@@ -201,6 +260,18 @@ export class BoardPage {
     setStatus('rev', `rev ${this.rev}`);
     $('sections-empty').hidden = doc.sections.length > 0;
     this.tick();
+  }
+
+  // The board's focus, marked on every page; scrolled into view on pages
+  // that follow, once per new focus (again after the opening animation).
+  showFocus(focus) {
+    const li = this.list.markFocus(focus);
+    $('clear-focus').disabled = focus === null;
+    const key = focus ? `${focus.section}/${focus.item}` : null;
+    if (!this.view.following || key === this.scrolledTo || !li) return;
+    this.scrolledTo = key;
+    li.scrollIntoView({ block: 'nearest' });
+    setTimeout(() => { if (this.list.focused === li) li.scrollIntoView({ block: 'nearest' }); }, 300);
   }
 
   sectionIndex(id) { return this.doc ? this.doc.sections.findIndex((s) => s.id === id) : -1; }

@@ -3,6 +3,7 @@
 // after them, never the rest of the board.
 
 import { parsePointer } from './patch.js';
+import { itemFields } from './item-view.js';
 
 export function describeChange(ops, next) {
   const op = ops[0];
@@ -11,6 +12,14 @@ export function describeChange(ops, next) {
   const s = t[0] === 'sections' && t.length >= 2 ? next.sections[Number(t[1])] : null;
   const name = s ? `“${s.title}”` : '';
   if (t[0] === 'mode') return `: mode ${next.mode}`;
+  // A focus (its own op, or after the expand it brought): name the item.
+  const f = ops.find((o) => o.path === '/focus');
+  if (f && (t[0] === 'focus' || t[2] === 'expanded')) {
+    if (f.op === 'remove') return ': focus cleared';
+    const sec = next.sections.find((x) => x.id === next.focus?.section);
+    const item = sec ? sec.items[next.focus.item] : undefined;
+    return item === undefined ? ': focus moved' : `: focus on “${itemFields(item).label}”`;
+  }
   if (t.length === 3 && t[2] === 'expanded' && s) {
     // An accordion toggle closes one section and opens another in one patch: name the opened one.
     const opened = ops.map((o) => parsePointer(o.path)).find((p) => p[2] === 'expanded' && next.sections[Number(p[1])]?.expanded);

@@ -10,7 +10,7 @@ import { applyPatch, parsePointer } from './patch.js';
 //   { kind: 'changed', ops, touched, mode }  touched: Map of section id -> section,
 //                                            or null when the list itself changed
 //   { kind: 'unchanged' }                    another board, a duplicate patch, or a type the mirror ignores
-//   { kind: 'presence', viewers }
+//   { kind: 'presence', viewers, following }  following: undefined from a daemon that does not send it
 //   { kind: 'deleted' }
 //   { kind: 'outOfStep', reason }            subscribe again (with `since`, see position)
 export class BoardMirror {
@@ -35,7 +35,7 @@ export class BoardMirror {
         this.rev = m.rev;
         return { kind: 'changed', ops: null, touched: null, mode: true };
       case 'patch': return this.applyPatch(m);
-      case 'presence': return { kind: 'presence', viewers: m.viewers };
+      case 'presence': return { kind: 'presence', viewers: m.viewers, following: m.following };
       case 'deleted': this.clear(); return { kind: 'deleted' };
       default: return { kind: 'unchanged' };
     }

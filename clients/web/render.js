@@ -4,9 +4,12 @@
 // write (patch.js) keeps every untouched section the same object, so
 // "changed?" is one identity check, never a serialisation of the board.
 // Text is always set with textContent: any language, no markup injection.
+// Links get their href only from safeHref (item-view.js): http, https and
+// mailto, opened in a new tab with rel="noopener noreferrer".
 
 import { deepEqual } from './patch.js';
 import { keepInOrder } from './keep-in-order.js';
+import { itemFields } from './item-view.js';
 
 export const renders = new Map(); // section id -> how many times its node was (re)rendered
 
@@ -21,10 +24,24 @@ function el(tag, attrs = {}, ...children) {
   return node;
 }
 
-export function itemText(item) {
-  if (typeof item === 'string') return item;
-  if (item !== null && typeof item === 'object' && !Array.isArray(item) && typeof item.label === 'string') return item.label;
-  return JSON.stringify(item);
+export function itemText(item) { return itemFields(item).label; }
+
+// One item: a button that points everyone at it (the board's focus), with
+// its badge and detail inside; for an item with a link, the link beside it.
+export function itemNode(item, n) {
+  const f = itemFields(item);
+  const button = el('button', { type: 'button', class: 'item-btn', 'data-item': String(n) },
+    el('span', { class: 'item-label', text: f.label }));
+  if (f.badge !== null) button.append(el('span', { class: 'badge', text: f.badge }));
+  if (f.detail !== null) button.append(el('span', { class: 'item-detail', text: f.detail }));
+  const li = el('li', { class: 'item' }, button);
+  if (f.href !== null) {
+    li.append(el('a', {
+      class: 'item-link', href: f.href, target: '_blank', rel: 'noopener noreferrer',
+      text: 'open ↗', 'aria-label': `Open “${f.label}” in a new tab`,
+    }));
+  }
+  return li;
 }
 
 // Items as editable text: one per line; objects as one line of JSON.
@@ -93,7 +110,7 @@ export function updateSectionNode(node, section, shown) {
   region.toggleAttribute('inert', !section.expanded);
   // A snapshot brings new objects with the same items: compare before rebuilding.
   if (!shown || (shown.items !== section.items && !deepEqual(shown.items, section.items))) {
-    const lis = section.items.map((item) => el('li', { text: itemText(item) }));
+    const lis = section.items.map((item, n) => itemNode(item, n));
     if (lis.length === 0) lis.push(el('li', { class: 'empty', text: 'No items' }));
     node.querySelector('.items').replaceChildren(...lis);
   }
@@ -114,6 +131,19 @@ export class SectionList {
     this.onNew = onNew;
     this.nodes = new Map();   // section id -> its node
     this.shown = new Map();   // section id -> the section object last rendered into it
+    this.focused = null;      // the <li> marked aria-current, if any
+  }
+
+  // Marks the focused item (`focus` as the board holds it, or null) with
+  // aria-current; returns its <li>, or null when it is not shown.
+  markFocus(focus) {
+    const node = focus ? this.nodes.get(focus.section) : undefined;
+    const li = node ? node.querySelectorAll('.items > li.item')[focus.item] || null : null;
+    if (li === this.focused) return li;
+    if (this.focused) { this.focused.removeAttribute('aria-current'); this.focused.classList.remove('focused'); }
+    if (li) { li.setAttribute('aria-current', 'true'); li.classList.add('focused'); }
+    this.focused = li;
+    return li;
   }
 
   // Makes the container show `sections`. `touched` (a Map of id -> section,
@@ -171,6 +201,7 @@ export class SectionList {
   }
 
   clear() {
+    this.focused = null;
     this.container.replaceChildren();
     this.nodes.clear();
     this.shown.clear();

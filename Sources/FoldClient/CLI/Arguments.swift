@@ -11,7 +11,7 @@ public enum Arguments {
         }
     }
 
-    static let valued: Set<String> = ["--url", "--board", "--token", "--timeout", "--items", "--at", "--id"]
+    static let valued: Set<String> = ["--url", "--board", "--token", "--timeout", "--items", "--at", "--id", "--since", "--before", "--limit"]
     static let flags: Set<String> = ["--json", "--insecure", "--help", "-h"]
 
     static func parseThrowing(_ args: [String], environment: [String: String]) throws(UsageError) -> Invocation {
@@ -100,7 +100,7 @@ public enum Arguments {
 
     /// Refuses command-specific options given to a command that has none of them.
     private static func only(_ allowed: Set<String>, _ values: [String: String], _ what: String) throws(UsageError) {
-        for key in ["--items", "--at", "--id"] where values[key] != nil && !allowed.contains(key) {
+        for key in ["--items", "--at", "--id", "--since", "--before", "--limit"] where values[key] != nil && !allowed.contains(key) {
             throw UsageError("\(key) is not an option of \(what)")
         }
     }
@@ -117,7 +117,8 @@ public enum Arguments {
     }
 
     private static func command(_ spec: CommandSpec, _ rest: [String], _ values: [String: String]) throws(UsageError) -> Command {
-        try only(spec.name == "add-section" ? ["--items", "--at", "--id"] : [], values, spec.name)
+        let own: [String: Set<String>] = ["add-section": ["--items", "--at", "--id"], "history": ["--since", "--before", "--limit"]]
+        try only(own[spec.name] ?? [], values, spec.name)
         switch spec.name {
         case "boards": try count(spec, rest, 0); return .boards
         case "show": try count(spec, rest, 0); return .show
@@ -148,7 +149,20 @@ public enum Arguments {
         case "set-items":
             guard !rest.isEmpty else { throw UsageError("usage: foldsync \(spec.usage)") }
             return .setItems(rest[0], items: Array(rest.dropFirst()))
+        case "focus": try count(spec, rest, 2); return .focus(rest[0], item: rest[1])
+        case "clear-focus": try count(spec, rest, 0); return .clearFocus
         case "load": try count(spec, rest, 1); return .load(rest[0])
+        case "history":
+            try count(spec, rest, 0)
+            func number(_ key: String) throws(UsageError) -> Int? { try values[key].map { (t: String) throws(UsageError) -> Int in try index(t, key) } }
+            let since = try number("--since"), before = try number("--before"), limit = try number("--limit")
+            if since != nil && before != nil { throw UsageError("give --since or --before, not both") }
+            if let limit, !(1...HistoryBody.maxLimit).contains(limit) { throw UsageError("--limit must be 1...\(HistoryBody.maxLimit)") }
+            return .history(since: since, before: before, limit: limit)
+        case "revert":
+            try count(spec, rest, 1)
+            guard let rev = Int(rest[0]), rev >= 1 else { throw UsageError("REV must be a rev number >= 1, not '\(rest[0])'") }
+            return .revert(rev)
         default: throw UsageError("unknown command '\(spec.name)'")
         }
     }

@@ -18,8 +18,15 @@ public enum Command: Sendable, Equatable {
     case moveSection(String, to: Int)
     case setTitle(String, title: String)
     case setItems(String, items: [String])
+    /// Point the board's focus at an item: its index, or its `id`.
+    case focus(String, item: String)
+    case clearFocus
     /// A file path, or `-` for stdin.
     case load(String)
+    /// The board's changes: who, when, what (`--since`, `--before`, `--limit`).
+    case history(since: Int?, before: Int?, limit: Int?)
+    /// Undo the change that made this rev.
+    case revert(Int)
     /// `--help`, for one command or in general.
     case help(String?)
 

@@ -7,10 +7,13 @@ public struct BoardMirror: Sendable {
     public let board: String
     /// Nil until the first snapshot, and after the board was deleted.
     public private(set) var state: JSON?
-    /// The state as a typed board, when it reads as one.
+    /// The state as a typed board, when it reads as one. Read as trusted:
+    /// the client must not refuse a board a daemon with other limits accepted.
     public private(set) var document: Board?
     public private(set) var position: Position?
     public private(set) var viewers: Int?
+    /// How many of them follow the board (presence's `following`), when the daemon says.
+    public private(set) var following: Int?
 
     /// What an event did to the mirror.
     public enum Outcome: Sendable, Equatable {
@@ -24,19 +27,6 @@ public struct BoardMirror: Sendable {
         /// subscribe again (the daemon answers with a snapshot).
         case outOfStep(String)
     }
-
-    /// Boards from the daemon are trusted to be within its limits; the
-    /// client must not refuse a board a daemon with higher limits accepted.
-    static let permissive: Limits = {
-        var l = Limits()
-        l.maxSections = .max
-        l.maxItems = .max
-        l.maxTitleBytes = .max
-        l.maxItemBytes = .max
-        l.maxBoardBytes = .max
-        l.maxJSONDepth = .max
-        return l
-    }()
 
     public init(board: String) {
         self.board = board
@@ -60,8 +50,9 @@ public struct BoardMirror: Sendable {
             } catch {
                 return .outOfStep("patch \(p.rev) does not apply: \(error)")
             }
-        case .presence(_, let n):
+        case .presence(_, let n, let f):
             viewers = n
+            following = f
             return .presence
         case .deleted:
             state = nil
@@ -75,7 +66,7 @@ public struct BoardMirror: Sendable {
     private mutating func set(state s: JSON, at p: Position) {
         state = s
         position = p
-        document = try? Board(json: s, limits: Self.permissive)
+        document = try? Board(trusted: s)
     }
 
 
@@ -89,5 +80,18 @@ public struct BoardMirror: Sendable {
             return .failure(FoldError(.notFound, "no section \(ref) (the board has \(document?.sections.count ?? 0))"))
         }
         return .success(doc.sections[n].id)
+    }
+
+    /// The index of an item of section `id`: `ref` itself when it is a
+    /// number, else the item whose `id` is `ref`.
+    public func resolveItem(_ ref: String, in id: String) -> Result<Int, FoldError> {
+        if let n = Int(ref) { return .success(n) }
+        guard let section = document?.sections.first(where: { $0.id == id }) else {
+            return .failure(FoldError(.notFound, "no section '\(id)'"))
+        }
+        guard let n = section.items.firstIndex(where: { Item($0).id == ref }) else {
+            return .failure(FoldError(.notFound, "no item '\(ref)' in section '\(id)' (give its index or its id)"))
+        }
+        return .success(n)
     }
 }

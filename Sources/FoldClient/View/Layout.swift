@@ -3,7 +3,7 @@ import FoldCore
 /// One screen line: its text, already cut to the terminal's width, the
 /// columns it takes, and how it is to be drawn.
 public struct ScreenLine: Sendable, Equatable {
-    public enum Style: Sendable, Equatable { case plain, title, cursor, status, help }
+    public enum Style: Sendable, Equatable { case plain, title, cursor, status, help, focus }
     public var text: String
     public var width: Int
     public var style: Style
@@ -12,16 +12,19 @@ public struct ScreenLine: Sendable, Equatable {
 /// The live view's frame, as lines: title, body (sections or an overlay),
 /// status, help. Exactly `rows` lines, none wider than `columns`.
 public enum Layout {
-    public static let helpLine = "↑↓ move  ⏎ toggle  e/c all  m mode  b boards  ? help  q quit"
+    public static let helpLine = "↑↓ move  ⏎ toggle/focus  e/c all  f follow/browse  m mode  b boards  ? help  q quit"
 
     public static let helpText = [
         "Keys",
         "",
-        "  ↑ ↓  k j      move between sections",
+        "  ↑ ↓  k j      move between sections and the items of open ones",
         "  PgUp PgDn     a page up or down",
         "  Home End      first or last section",
-        "  Enter Space   expand or collapse the section under the cursor",
+        "  Enter Space   on a header: expand or collapse it; on an item:",
+        "                point everyone at it (the board's focus, marked →)",
         "  e  c          expand all (multi mode) / collapse all",
+        "  f             follow the board, or browse: your folds stay on",
+        "                this screen and nothing is sent; f again snaps back",
         "  m             switch between single (accordion) and multi mode",
         "  b             pick another board",
         "  ?             this help",
@@ -37,7 +40,8 @@ public enum Layout {
         for i in 0..<m.bodyHeight {
             out.append(i < body.count ? fitted(body[i], m.columns) : line("", m.columns, .plain))
         }
-        out.append(line(m.flash.map { $0.text } ?? "", m.columns, .status))
+        out.append(line(m.flash.map { $0.text } ?? (m.following ? "" : "browsing on your own · f follows the board again"),
+                        m.columns, .status))
         out.append(line(helpLine, m.columns, .help))
         if out.count > rows {
             // Tiny terminals: keep the title and the body.
@@ -67,7 +71,11 @@ public enum Layout {
             reason = why
         }
         if let p = m.position { parts.append("rev \(p.rev)") }
-        if let v = m.viewers, m.isConnected { parts.append(v == 1 ? "1 viewer" : "\(v) viewers") }
+        if let v = m.viewers, m.isConnected {
+            let count = v == 1 ? "1 viewer" : "\(v) viewers"
+            parts.append(m.followers.map { "\(count) (\($0) following)" } ?? count)
+        }
+        parts.append(m.following ? "following" : "browsing")
         if let mode = m.document?.mode { parts.append(mode.rawValue) }
         if let reason { parts.append(reason) }
         return parts.joined(separator: " · ")
@@ -91,7 +99,7 @@ public enum Layout {
         case .none:
             break
         }
-        guard let doc = m.document else {
+        guard let doc = m.shown else {
             let text = m.deleted ? "(the board '\(m.board)' was deleted)" : "(waiting for the board…)"
             return [ScreenLine(text: text, width: 0, style: .plain)]
         }
@@ -99,14 +107,24 @@ public enum Layout {
         var all: [ScreenLine] = []
         for (i, s) in doc.sections.enumerated() {
             let mine = i == m.cursorIndex
-            all.append(ScreenLine(text: (mine ? "> " : "  ") + (s.expanded ? "▾ " : "▸ ") + s.title,
-                                  width: 0, style: mine ? .cursor : .plain))
+            let onHeader = mine && m.cursorItem == nil
+            all.append(ScreenLine(text: (onHeader ? "> " : "  ") + (s.expanded ? "▾ " : "▸ ") + s.title,
+                                  width: 0, style: onHeader ? .cursor : .plain))
             if s.expanded {
-                for item in s.items {
-                    all.append(ScreenLine(text: "      " + ItemLabel.text(item), width: 0, style: .plain))
+                for (n, item) in s.items.enumerated() {
+                    let here = mine && m.cursorItem == n
+                    let focused = m.isFocused(s.id, n)
+                    let text = (here ? "  > " : "    ") + (focused ? "→ " : "  ") + itemText(Item(item))
+                    all.append(ScreenLine(text: text, width: 0, style: here ? .cursor : focused ? .focus : .plain))
                 }
             }
         }
         return Array(all.dropFirst(m.top).prefix(m.bodyHeight))
+    }
+
+    /// One row per item: the label with its badge and link, then the detail.
+    static func itemText(_ item: Item) -> String {
+        let lines = ItemLabel.lines(item)
+        return lines.count > 1 ? lines[0] + " — " + lines[1] : lines[0]
     }
 }

@@ -23,21 +23,33 @@ public struct LiveModel: Sendable {
     /// What the runtime should do after a key.
     public enum Effect: Sendable, Equatable {
         case send(Action)
+        /// Tell the daemon whether this viewer follows the board (`view`).
+        case setView(following: Bool)
         case fetchBoards
         case switchBoard(String)
         case quit
     }
 
     public private(set) var board: String
+    /// The board as the daemon has it.
     public private(set) var document: Board?
+    /// The board as this screen shows it: `document`, with this viewer's own
+    /// folds while browsing (see LiveModel+Browsing.swift).
+    public internal(set) var shown: Board?
+    /// This viewer's folds by section id while browsing; nil while following.
+    public internal(set) var localFolds: [String: Bool]?
     public private(set) var position: Position?
     public var viewers: Int?
+    /// How many viewers follow the board (presence's `following`), when known.
+    public var followers: Int?
     /// The board was deleted while watched.
     public private(set) var deleted = false
     public var connection: Connection = .connecting
     /// The section under the cursor, by id (so it survives moves), and its last index.
-    public private(set) var cursorID: String?
-    public private(set) var cursorIndex = 0
+    public internal(set) var cursorID: String?
+    public internal(set) var cursorIndex = 0
+    /// The item under the cursor in that section (it is expanded), or nil on its header.
+    public internal(set) var cursorItem: Int?
     /// First body row shown.
     public private(set) var top = 0
     public var rows: Int
@@ -58,17 +70,25 @@ public struct LiveModel: Sendable {
 
     // MARK: Board updates
 
-    /// A new state (snapshot or patch): the cursor stays on its section.
+    /// A new state (snapshot or patch): the cursor stays on its section; a
+    /// new focus, on a screen that follows, takes the cursor to its item.
     public mutating func update(document: Board?, position: Position?) {
+        let focusBefore = self.document?.focus
         self.document = document
         self.position = position
         if document != nil { deleted = false }
-        reconcileCursor()
+        refreshShown()
+        if following, let focus = document?.focus, focus != focusBefore {
+            goToFocus(focus)
+        } else {
+            reconcileCursor()
+        }
     }
 
     public mutating func boardDeleted() {
         deleted = true
         document = nil
+        shown = nil
         reconcileCursor()
     }
 
@@ -76,11 +96,16 @@ public struct LiveModel: Sendable {
     public mutating func switchTo(board name: String) {
         board = name
         document = nil
+        shown = nil
+        // Still browsing, but the folds were the other board's.
+        if localFolds != nil { localFolds = [:] }
         position = nil
         viewers = nil
+        followers = nil
         deleted = false
         cursorID = nil
         cursorIndex = 0
+        cursorItem = nil
         top = 0
     }
 
@@ -99,10 +124,11 @@ public struct LiveModel: Sendable {
 
     public mutating func closeOverlay() { overlay = .none }
 
-    private mutating func reconcileCursor() {
-        guard let sections = document?.sections, !sections.isEmpty else {
+    mutating func reconcileCursor() {
+        guard let sections = shown?.sections, !sections.isEmpty else {
             cursorID = nil
             cursorIndex = 0
+            cursorItem = nil
             top = 0
             return
         }
@@ -111,6 +137,12 @@ public struct LiveModel: Sendable {
         } else {
             cursorIndex = min(cursorIndex, sections.count - 1)
             cursorID = sections[cursorIndex].id
+            cursorItem = nil
+        }
+        // An item only while its section is open and still has it.
+        if let item = cursorItem {
+            let s = sections[cursorIndex]
+            cursorItem = s.expanded && !s.items.isEmpty ? min(item, s.items.count - 1) : nil
         }
         scrollToCursor()
     }
@@ -124,7 +156,7 @@ public struct LiveModel: Sendable {
     public var headerRows: (rows: [Int], total: Int) {
         var out: [Int] = []
         var row = 0
-        for s in document?.sections ?? [] {
+        for s in shown?.sections ?? [] {
             out.append(row)
             row += 1 + (s.expanded ? s.items.count : 0)
         }
@@ -138,16 +170,18 @@ public struct LiveModel: Sendable {
         let h = bodyHeight
         top = min(top, max(total - h, 0))
         guard cursorIndex < headers.count else { top = 0; return }
-        let row = headers[cursorIndex]
+        let row = headers[cursorIndex] + (cursorItem.map { $0 + 1 } ?? 0)
         if row < top { top = row }
         if row >= top + h { top = row - h + 1 }
         top = max(top, 0)
     }
 
-    private mutating func moveCursor(to index: Int) {
-        guard let sections = document?.sections, !sections.isEmpty else { return }
+    /// To a section's header (`item` nil) or one of its items.
+    mutating func moveCursor(to index: Int, item: Int? = nil) {
+        guard let sections = shown?.sections, !sections.isEmpty else { return }
         cursorIndex = max(0, min(index, sections.count - 1))
         cursorID = sections[cursorIndex].id
+        cursorItem = item
         scrollToCursor()
     }
 
@@ -178,19 +212,22 @@ public struct LiveModel: Sendable {
             break
         }
         switch key {
-        case .up, .char("k"): moveCursor(to: cursorIndex - 1)
-        case .down, .char("j"): moveCursor(to: cursorIndex + 1)
+        case .up, .char("k"): stepCursor(-1)
+        case .down, .char("j"): stepCursor(1)
         case .pageUp: moveCursor(to: pageTarget(-1))
         case .pageDown: moveCursor(to: pageTarget(1))
         case .home, .char("g"): moveCursor(to: 0)
         case .end, .char("G"): moveCursor(to: Int.max / 2)
         case .enter, .space:
             guard let id = cursorID else { return [] }
-            return act(.toggle(section: id), now: now)
+            // On an item: point everyone at it. On a header: fold.
+            if let item = cursorItem { return act(.focus(section: id, item: item), now: now) }
+            return fold(.toggle(section: id), now: now)
         case .char("e"):
-            // In single mode the daemon refuses it (invalid), and says so.
-            return act(.expandAll, now: now)
-        case .char("c"): return act(.collapseAll, now: now)
+            // In single mode this is refused (invalid), and the status line says so.
+            return fold(.expandAll, now: now)
+        case .char("c"): return fold(.collapseAll, now: now)
+        case .char("f"): return toggleFollowing(now: now)
         case .char("m"):
             guard let mode = document?.mode else { return [] }
             return act(.setMode(mode == .single ? .multi : .single), now: now)
@@ -206,7 +243,7 @@ public struct LiveModel: Sendable {
 
     /// Actions go out only while connected: typed offline they are refused
     /// on screen, never queued to fire later out of context.
-    private mutating func act(_ action: Action, now: Double) -> [Effect] {
+    mutating func act(_ action: Action, now: Double) -> [Effect] {
         guard isConnected, document != nil else {
             show("offline: \(action.name) not sent", now: now)
             return []

@@ -1,17 +1,25 @@
 import FoldCore
 
-/// The text of `foldsync show`: a header line, then each section with `▸`
-/// (collapsed) or `▾` (expanded), its id and title, and the items of
-/// expanded sections indented under it.
+/// The text of `foldsync show`: a header line (with the focus, when there
+/// is one), then each section with `▸` (collapsed) or `▾` (expanded), its id
+/// and title, and the items of expanded sections indented under it, the
+/// focused one marked `→`, each with its badge, link and detail.
 public enum TreeText {
     public static func render(board name: String, position: Position?, document: Board) -> String {
         var out = "board \(name)"
         if let position { out += " · rev \(position.rev)" }
-        out += " · \(document.mode.rawValue)\n"
+        out += " · \(document.mode.rawValue)"
+        if let f = document.focus { out += " · focus \(f.section) item \(f.item)" }
+        out += "\n"
         for s in document.sections {
             out += "\(s.expanded ? "▾" : "▸") \(s.id)  \(Printable.clean(s.title))\n"
             if s.expanded {
-                for item in s.items { out += "    \(Printable.clean(ItemLabel.text(item)))\n" }
+                for (n, item) in s.items.enumerated() {
+                    let focused = document.focus == Focus(section: s.id, item: n)
+                    let lines = ItemLabel.lines(Item(item))
+                    out += (focused ? "  → " : "    ") + lines[0] + "\n"
+                    for detail in lines.dropFirst() { out += "      " + detail + "\n" }
+                }
             }
         }
         return out
@@ -20,10 +28,16 @@ public enum TreeText {
 
 /// What an item shows: a string as itself, an object by its `label`.
 public enum ItemLabel {
-    public static func text(_ item: JSON) -> String {
-        if let s = item.stringValue { return s }
-        if let label = item["label"]?.stringValue { return label }
-        return String(decoding: item.encoded(), as: UTF8.self)
+    public static func text(_ item: JSON) -> String { Item(item).label }
+
+    /// The label with its badge and link, then the detail (if any) as a
+    /// second line; every piece cleaned of control characters.
+    public static func lines(_ item: Item) -> [String] {
+        var first = Printable.clean(item.label)
+        if let badge = item.badge { first += "  [\(Printable.clean(badge))]" }
+        if let href = item.href { first += "  <\(href)>" }
+        guard let detail = item.detail else { return [first] }
+        return [first, Printable.clean(detail)]
     }
 }
 

@@ -14,6 +14,11 @@ public enum ClientRequest {
         JSON.object(["type": .string("unsubscribe"), "board": .string(board)]).encoded()
     }
 
+    /// An extension: whether this connection follows the board or browses.
+    public static func view(following: Bool) -> [UInt8] {
+        JSON.object(["type": .string("view"), "following": .bool(following)]).encoded()
+    }
+
     /// An action message with its `id`, so the `ack` or `error` can be matched.
     public static func action(_ action: Action, board: String, id: String?, ifRev: Int? = nil) -> [UInt8] {
         JSON.object(actionObject(action, board: board, id: id, ifRev: ifRev)).encoded()
@@ -23,33 +28,7 @@ public enum ClientRequest {
         var o: JSONObject = ["type": .string(action.name), "board": .string(board)]
         if let id { o["id"] = .string(id) }
         if let ifRev { o["ifRev"] = .int(ifRev) }
-        switch action {
-        case .toggle(let s), .expand(let s), .collapse(let s), .removeSection(let s):
-            o["section"] = .string(s)
-        case .expandAll, .collapseAll:
-            break
-        case .setMode(let mode):
-            o["mode"] = .string(mode.rawValue)
-        case .addSection(let draft, let at):
-            var d: JSONObject = [:]
-            if let id = draft.id { d["id"] = .string(id) }
-            d["title"] = .string(draft.title)
-            d["items"] = .array(draft.items)
-            if draft.expanded { d["expanded"] = .bool(true) }
-            o["section"] = .object(d)
-            if let at { o["at"] = .int(at) }
-        case .moveSection(let s, let to):
-            o["section"] = .string(s)
-            o["to"] = .int(to)
-        case .setTitle(let s, let title):
-            o["section"] = .string(s)
-            o["title"] = .string(title)
-        case .setItems(let s, let items):
-            o["section"] = .string(s)
-            o["items"] = .array(items)
-        case .replace(let board):
-            o["state"] = board.json
-        }
+        action.encodeFields(into: &o)
         return o
     }
 }

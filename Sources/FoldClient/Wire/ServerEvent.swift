@@ -8,7 +8,8 @@ public enum ServerEvent: Sendable, Equatable {
     case patch(board: String, position: Position, ops: JSON, by: String?)
     case ack(id: String?, board: String?, rev: Int?)
     case error(code: String, message: String, id: String?, board: String?)
-    case presence(board: String, viewers: Int)
+    /// `following` is nil from a daemon that does not send it (counts everyone).
+    case presence(board: String, viewers: Int, following: Int?)
     case deleted(board: String)
     case other(type: String)
 
@@ -42,7 +43,7 @@ public enum ServerEvent: Sendable, Equatable {
                           message: json["message"]?.stringValue ?? "", id: json["id"]?.stringValue, board: board)
         case "presence":
             guard let board, let viewers = json["viewers"]?.intValue else { return nil }
-            return .presence(board: board, viewers: viewers)
+            return .presence(board: board, viewers: viewers, following: json["following"]?.intValue)
         case "deleted":
             guard let board else { return nil }
             return .deleted(board: board)
@@ -54,7 +55,7 @@ public enum ServerEvent: Sendable, Equatable {
     /// The board a message is about, if any.
     public var board: String? {
         switch self {
-        case .snapshot(let b, _, _), .patch(let b, _, _, _), .presence(let b, _), .deleted(let b): return b
+        case .snapshot(let b, _, _), .patch(let b, _, _, _), .presence(let b, _, _), .deleted(let b): return b
         case .ack(_, let b, _), .error(_, _, _, let b): return b
         case .hello, .other: return nil
         }

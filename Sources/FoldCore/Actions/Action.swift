@@ -13,6 +13,11 @@ public enum Action: Sendable, Equatable {
     case setTitle(section: String, title: String)
     case setItems(section: String, items: [JSON])
     case replace(Board)
+    /// Extensions: the shared focus (`fold` permission).
+    case focus(section: String, item: Int)
+    case clearFocus
+    /// Undo the change that made `rev` (an extension): its inverse, as a new change.
+    case revert(rev: Int)
 
     /// Which action this is; its `rawValue` is the message `type` on the wire.
     public var kind: ActionName {
@@ -29,12 +34,15 @@ public enum Action: Sendable, Equatable {
         case .setTitle: return .setTitle
         case .setItems: return .setItems
         case .replace: return .replace
+        case .focus: return .focus
+        case .clearFocus: return .clearFocus
+        case .revert: return .revert
         }
     }
 
     /// The message `type` on the wire.
     public var name: String { kind.rawValue }
 
-    /// Folding and unfolding only: what a viewer may do without edit rights.
+    /// Folding, unfolding and pointing: what a viewer may do without edit rights.
     public var isFold: Bool { kind.isFold }
 }

@@ -5,19 +5,25 @@ public enum ActionName: String, CaseIterable, Sendable {
     case toggle, expand, collapse, expandAll, collapseAll
     case setMode, addSection, removeSection, moveSection, setTitle, setItems
     case replace
+    /// Extensions: the shared focus.
+    case focus, clearFocus
+    /// An extension: undo one change from the board's history.
+    case revert
 
-    /// Folding and unfolding only: what a viewer may do without edit rights.
+    /// Folding, unfolding and pointing at an item (the shared focus): what
+    /// a viewer may do without edit rights.
     public var isFold: Bool {
         switch self {
-        case .toggle, .expand, .collapse, .expandAll, .collapseAll: return true
+        case .toggle, .expand, .collapse, .expandAll, .collapseAll, .focus, .clearFocus: return true
         default: return false
         }
     }
 
-    /// The permission an action of this kind needs: `fold` for folding,
-    /// `admin` to replace a whole board, `edit` for every other change.
+    /// The permission an action of this kind needs: `fold` for folding and focus,
+    /// `admin` to replace a whole board, `edit` for every other change. A
+    /// revert needs at least `fold`, then what the change it undoes needed.
     public var permission: Permission {
-        if isFold { return .fold }
+        if isFold || self == .revert { return .fold }
         return self == .replace ? .admin : .edit
     }
 }

@@ -3,6 +3,11 @@
 /// acks with the current rev and sends no patch).
 extension Board {
     public func applying(_ action: Action, limits: Limits) throws(FoldError) -> Change? {
+        if case .replace(let board) = action { return try replacing(with: board, limits: limits) }
+        return try applyingEdit(action, limits: limits)?.keepingFocus(from: self)
+    }
+
+    private func applyingEdit(_ action: Action, limits: Limits) throws(FoldError) -> Change? {
         switch action {
         case .toggle(let id):
             let i = try requireIndex(of: id)
@@ -35,8 +40,15 @@ extension Board {
             return try settingTitle(title, of: id, limits: limits)
         case .setItems(let id, let items):
             return try settingItems(items, of: id, limits: limits)
+        case .focus(let id, let item):
+            return try focusing(section: id, item: item)
+        case .clearFocus:
+            return clearingFocus()
         case .replace(let board):
             return try replacing(with: board, limits: limits)
+        case .revert:
+            // The undo is read from the history, which the daemon holds: see `reverting`.
+            throw FoldError(.invalid, "revert needs the board's history")
         }
     }
 

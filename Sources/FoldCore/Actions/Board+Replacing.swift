@@ -7,8 +7,15 @@ extension Board {
     }
 
     /// `/mode` when it differs; then per-field replaces when both boards
-    /// have the same section ids in the same order, else `/sections` whole.
+    /// have the same section ids in the same order, else `/sections` whole;
+    /// then `/focus` when it differs.
     public func diff(to new: Board) -> [PatchOp] {
+        var change = Change(board: self, ops: diffSections(to: new))
+        if focus != new.focus { change.setFocus(new.focus, from: focus) }
+        return change.ops
+    }
+
+    private func diffSections(to new: Board) -> [PatchOp] {
         var ops: [PatchOp] = []
         if mode != new.mode {
             ops.append(.replace(path: "/mode", value: .string(new.mode.rawValue)))

@@ -1,5 +1,5 @@
 /// What a token may do. `read`: subscribe and GET; `fold`: toggle, expand,
-/// collapse, expandAll, collapseAll; `edit`: every other action; `admin`:
+/// collapse, expandAll, collapseAll, focus, clearFocus; `edit`: every other action; `admin`:
 /// PUT, DELETE and `replace`.
 public struct Permission: OptionSet, Sendable, Hashable {
     public let rawValue: UInt8

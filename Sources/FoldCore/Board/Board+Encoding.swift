@@ -1,11 +1,14 @@
 /// The canonical form: `{"mode":…,"sections":[{"id":…,"title":…,"items":[…],"expanded":…},…]}`,
-/// keys in exactly that order.
+/// keys in exactly that order, then `"focus":{"section":…,"item":…}` when
+/// there is one (so a board without a focus encodes as it always did).
 extension Board {
     public var json: JSON {
-        .object(JSONObject([
+        var fields: [(String, JSON)] = [
             ("mode", .string(mode.rawValue)),
             ("sections", .array(sections.map(\.json))),
-        ]))
+        ]
+        if let focus { fields.append(("focus", focus.json)) }
+        return .object(JSONObject(fields))
     }
 
     public func encoded() -> [UInt8] {
@@ -24,7 +27,12 @@ extension Board {
             if i > 0 { out.append(UInt8(ascii: ",")) }
             section.encode(into: &out)
         }
-        JSONWriter.appendRaw("]}", to: &out)
+        JSONWriter.appendRaw("]", to: &out)
+        if let focus {
+            JSONWriter.appendRaw(",\"focus\":", to: &out)
+            focus.json.encode(into: &out)
+        }
+        JSONWriter.appendRaw("}", to: &out)
     }
 
     /// The length of `encoded()`, without building it; stops counting once
@@ -36,6 +44,7 @@ extension Board {
             total += section.encodedByteCount(limit: limit)
             if total > limit { break }
         }
+        if let focus { focus.json.addEncodedBytes(to: &total, limit: limit); total += 9 }
         return total
     }
 }

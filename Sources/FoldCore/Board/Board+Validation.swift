@@ -4,6 +4,12 @@
 /// and are not stored: the board keeps only its known fields.
 extension Board {
     public init(json: JSON, limits: Limits) throws(FoldError) {
+        try self.init(shape: json, maxSections: limits.maxSections)
+        try validate(limits: limits)
+    }
+
+    /// Types only, and no more than `maxSections` sections read.
+    init(shape json: JSON, maxSections: Int) throws(FoldError) {
         guard let object = json.objectValue else {
             throw FoldError(.badRequest, "board state must be an object")
         }
@@ -16,16 +22,17 @@ extension Board {
         guard let list = object["sections"]?.arrayValue else {
             throw FoldError(.badRequest, "field 'sections' must be an array")
         }
-        guard list.count <= limits.maxSections else {
-            throw FoldError(.invalid, "more than \(limits.maxSections) sections")
+        guard list.count <= maxSections else {
+            throw FoldError(.invalid, "more than \(maxSections) sections")
         }
         var sections: [Section] = []
         sections.reserveCapacity(list.count)
         for (i, value) in list.enumerated() {
             sections.append(try Section(json: value, at: i))
         }
-        self.init(mode: mode, sections: sections)
-        try validate(limits: limits)
+        let focus: Focus?
+        if let value = object["focus"] { focus = try Focus(json: value) } else { focus = nil }
+        self.init(mode: mode, sections: sections, focus: focus)
     }
 
     /// Checks every rule and limit of a board whose fields are well typed.
@@ -47,6 +54,9 @@ extension Board {
         if mode == .single, sections.lazy.filter(\.expanded).count > 1 {
             throw FoldError(.invalid, "more than one section expanded in single mode")
         }
+        guard focusIsValid else {
+            throw FoldError(.invalid, "field 'focus' must name an existing section and item")
+        }
         try checkSize(limits: limits)
     }
 
@@ -59,29 +69,6 @@ extension Board {
     static func checkTitle(_ title: String, limits: Limits) throws(FoldError) {
         guard title.utf8.count <= limits.maxTitleBytes else {
             throw FoldError(.invalid, "title longer than \(limits.maxTitleBytes) bytes")
-        }
-    }
-
-    /// Items are a string, or an object with a string `label` (other
-    /// members are kept: clients may attach their own data).
-    static func checkItems(_ items: [JSON], limits: Limits) throws(FoldError) {
-        guard items.count <= limits.maxItems else {
-            throw FoldError(.invalid, "more than \(limits.maxItems) items")
-        }
-        for item in items {
-            switch item {
-            case .string:
-                break
-            case .object(let object) where object["label"]?.stringValue != nil:
-                guard item.depth <= limits.maxJSONDepth else {
-                    throw FoldError(.invalid, "item nested deeper than \(limits.maxJSONDepth)")
-                }
-            default:
-                throw FoldError(.badRequest, "each item must be a string or an object with a string 'label'")
-            }
-            guard item.encodedByteCount(limit: limits.maxItemBytes) <= limits.maxItemBytes else {
-                throw FoldError(.invalid, "item larger than \(limits.maxItemBytes) bytes")
-            }
         }
     }
 }

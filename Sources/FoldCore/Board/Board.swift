@@ -2,10 +2,13 @@
 public struct Board: Sendable, Equatable {
     public var mode: BoardMode
     public var sections: [Section]
+    /// The shared focus (an extension); absent from the document when nil.
+    public var focus: Focus?
 
-    public init(mode: BoardMode, sections: [Section]) {
+    public init(mode: BoardMode, sections: [Section], focus: Focus? = nil) {
         self.mode = mode
         self.sections = sections
+        self.focus = focus
     }
 
     /// The contract's default board: the three arrays of the original

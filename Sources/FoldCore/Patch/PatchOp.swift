@@ -7,6 +7,17 @@ public enum PatchOp: Sendable, Equatable {
     case copy(from: String, path: String)
     case test(path: String, value: JSON)
 
+    /// The same operation with its value left out (`null`): where it acts,
+    /// not what it writes, which is all an undo needs of later changes.
+    public var skeleton: PatchOp {
+        switch self {
+        case .add(let p, _): return .add(path: p, value: .null)
+        case .replace(let p, _): return .replace(path: p, value: .null)
+        case .test(let p, _): return .test(path: p, value: .null)
+        case .remove, .move, .copy: return self
+        }
+    }
+
     /// The operation's name on the wire.
     public var name: String {
         switch self {

@@ -9,3 +9,8 @@ extension BoardStore {
         return true
     }
 }
+
+extension BoardStore {
+    /// Engines that keep nothing beside their data have nothing to flush.
+    public func close() {}
+}

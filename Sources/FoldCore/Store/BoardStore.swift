@@ -15,16 +15,19 @@ public struct StoredBoard: Sendable, Equatable {
 }
 
 /// One accepted change in a board's log: the RFC 6902 operations, encoded,
-/// that take the board from `rev - 1` to `rev`.
+/// that take the board from `rev - 1` to `rev`, and who asked for it (nil
+/// for changes written before the store kept history).
 public struct StoredChange: Sendable, Equatable {
     public var board: String
     public var rev: Int
     public var ops: [UInt8]
+    public var record: ChangeRecord?
 
-    public init(board: String, rev: Int, ops: [UInt8]) {
+    public init(board: String, rev: Int, ops: [UInt8], record: ChangeRecord? = nil) {
         self.board = board
         self.rev = rev
         self.ops = ops
+        self.record = record
     }
 }
 
@@ -38,10 +41,25 @@ public struct CommitBatch: Sendable {
     /// was built on the position this daemon last saw: a shared store
     /// refuses the batch when that row is gone or moved.
     public var created: Set<String> = []
-    /// Changes kept per board; older ones are pruned in the same transaction.
+    /// Changes kept per board whatever their age; older ones are pruned in
+    /// the same transaction once they are also older than `keepMs`.
     public var historyLimit: Int
+    /// The commit time (UTC, milliseconds since 1970): every record's `at`.
+    public var now: Int = 0
+    /// How long a change is kept (history-days), in milliseconds.
+    public var keepMs: Int = 0
 
-    public init(historyLimit: Int) { self.historyLimit = historyLimit }
+    public init(historyLimit: Int, now: Int = 0, keepMs: Int = 0) {
+        self.historyLimit = historyLimit
+        self.now = now
+        self.keepMs = keepMs
+    }
+
+    /// Changes of a board at or below this rev may be pruned (when also older than `keepMs`).
+    public func prunable(below rev: Int) -> Int { rev - historyLimit }
+    /// Changes committed before this time (ms) may be pruned; with no age
+    /// to keep (`keepMs` 0) every change past `historyLimit` goes.
+    public var cutoff: Int { keepMs <= 0 ? .max : now &- keepMs }
 
     public var isEmpty: Bool { deletions.isEmpty && boards.isEmpty && changes.isEmpty }
 }
@@ -61,6 +79,11 @@ public protocol BoardStore: AnyObject {
     func probe() throws(StoreError)
     /// Creates a board unless one of that name exists; true when this call created it.
     func createIfAbsent(_ board: StoredBoard) throws(StoreError) -> Bool
+    /// A board's kept changes with their records, oldest first (see `HistoryQuery`).
+    func history(board: String, _ query: HistoryQuery) throws(StoreError) -> [StoredChange]
+    /// A clean stop: everything committed is in the main database file and
+    /// the engine's handles are closed; nothing may be called afterwards.
+    func close()
 }
 
 /// A store failure, with the engine's own words.
@@ -74,8 +97,11 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
     /// once instead of waiting for its follower (which would let the node
     /// that just won commit again first, every time).
     public var caughtUp: [StoreUpdate] = []
-    public init(_ description: String, moved: Bool = false) {
+    /// The store was written by a newer foldsyncd: refused, not misread (exit status 2).
+    public var schemaTooNew = false
+    public init(_ description: String, moved: Bool = false, schemaTooNew: Bool = false) {
         self.description = description
         self.moved = moved
+        self.schemaTooNew = schemaTooNew
     }
 }

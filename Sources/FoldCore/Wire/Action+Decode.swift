@@ -24,6 +24,10 @@ extension FieldReader {
         case .moveSection: return .moveSection(section: try string("section"), to: try int("to"))
         case .setTitle: return .setTitle(section: try string("section"), title: try string("title"))
         case .setItems: return .setItems(section: try string("section"), items: try array("items"))
+        case .focus:
+            return .focus(section: try string("section"), item: try int("item"))
+        case .clearFocus: return .clearFocus
+        case .revert: return .revert(rev: try int("rev"))
         case .replace:
             guard let state = object["state"] else { throw fail("field 'state' must be an object") }
             do throws(FoldError) {

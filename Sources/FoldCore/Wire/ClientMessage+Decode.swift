@@ -29,6 +29,8 @@ extension ClientMessage {
             return .unsubscribe(board: try reader.boardName())
         case "auth":
             return .auth(token: try reader.string("token"))
+        case "view":
+            return .view(following: try reader.bool("following"))
         default:
             guard let name = ActionName(rawValue: type) else {
                 throw reader.fail(.unknownType, "unknown message type '\(type)'")

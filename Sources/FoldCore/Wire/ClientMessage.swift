@@ -5,4 +5,7 @@ public enum ClientMessage: Sendable, Equatable {
     case unsubscribe(board: String)
     case action(ActionRequest)
     case auth(token: String)
+    /// An extension: whether this connection follows the board's folds and
+    /// focus or browses on its own (counted in `presence`).
+    case view(following: Bool)
 }

@@ -32,6 +32,11 @@ struct FieldReader {
         return b
     }
 
+    func bool(_ name: String) throws(WireError) -> Bool {
+        guard let b = object[name]?.boolValue else { throw fail("field '\(name)' must be a boolean") }
+        return b
+    }
+
     /// Integers only: `1.5`, `1e400` and integers beyond `Int` are refused.
     func optionalInt(_ name: String) throws(WireError) -> Int? {
         guard let value = object[name] else { return nil }

@@ -59,12 +59,16 @@ public enum ServerMessage {
         return out
     }
 
-    public static func presence(board: String, viewers: Int) -> [UInt8] {
-        var out = start(capacity: 64 + board.utf8.count)
+    /// `following` (an extension): how many of the viewers follow the board
+    /// rather than browse on their own.
+    public static func presence(board: String, viewers: Int, following: Int) -> [UInt8] {
+        var out = start(capacity: 80 + board.utf8.count)
         JSONWriter.appendRaw("{\"type\":\"presence\"", to: &out)
         appendField("board", board, to: &out)
         JSONWriter.appendRaw(",\"viewers\":", to: &out)
         JSONWriter.appendInt(viewers, to: &out)
+        JSONWriter.appendRaw(",\"following\":", to: &out)
+        JSONWriter.appendInt(following, to: &out)
         out.append(UInt8(ascii: "}"))
         return out
     }

@@ -9,6 +9,7 @@ import FoldHub
 final class Committer: Sendable {
     private enum Job: Sendable {
         case commit(SealedBatch)
+        case read(HistoryRead)
         case probe
         case stop
     }
@@ -18,15 +19,21 @@ final class Committer: Sendable {
     private let signal = DispatchSemaphore(value: 0)
     private let done = DispatchSemaphore(value: 0)
     private let report: @Sendable (CommitOutcome) -> Void
+    private let answer: @Sendable (UInt64, Result<[StoredChange], StoreError>) -> Void
     /// A shared store's refusal came with the boards as they stand: handed on right after the outcome.
     private let caughtUp: @Sendable ([StoreUpdate]) -> Void
 
     init(store: any BoardStore & Sendable, report: @escaping @Sendable (CommitOutcome) -> Void,
+         answer: @escaping @Sendable (UInt64, Result<[StoredChange], StoreError>) -> Void,
          caughtUp: @escaping @Sendable ([StoreUpdate]) -> Void = { _ in }) {
         self.store = store
         self.report = report
+        self.answer = answer
         self.caughtUp = caughtUp
     }
+
+    /// Milliseconds since 1970, UTC: the commit time every history record carries.
+    static func wallClockMs() -> Int { Int((Date().timeIntervalSince1970 * 1000).rounded()) }
 
     func start() {
         let thread = Thread { [self] in loop() }
@@ -37,11 +44,26 @@ final class Committer: Sendable {
     /// Any thread.
     func submit(_ batch: SealedBatch) { enqueue(.commit(batch)) }
     func probe() { enqueue(.probe) }
+    /// Behind the commits submitted before it: a read sees them.
+    func read(_ r: HistoryRead) { enqueue(.read(r)) }
 
-    /// Finishes what was submitted, then ends the thread; waits at most `timeout`.
+    /// Finishes what was submitted, closes the store, then ends the thread; waits at most `timeout`.
     func stop(timeout: Double) {
         enqueue(.stop)
         _ = done.wait(timeout: .now() + timeout)
+    }
+
+    /// Pages through a revert's read (see `HistoryRead.skeletonsAfterFirst`).
+    private func read(_ r: HistoryRead) throws(StoreError) -> [StoredChange] {
+        guard r.skeletonsAfterFirst, case .since(var since) = r.query.anchor else { return try store.history(board: r.board, r.query) }
+        var out: [StoredChange] = []
+        while out.count < r.query.limit {
+            let page = try store.history(board: r.board, HistoryQuery(.since(since), limit: min(50, r.query.limit - out.count)))
+            guard let last = page.last else { break }
+            out += out.isEmpty ? [page[0]] + HistoryRead.skeletons(Array(page.dropFirst())) : HistoryRead.skeletons(page)
+            since = last.rev
+        }
+        return out
     }
 
     private func enqueue(_ job: Job) {
@@ -57,13 +79,19 @@ final class Committer: Sendable {
             case .commit(let sealed):
                 let started = DispatchTime.now().uptimeNanoseconds
                 do {
-                    try store.commit(sealed.encoded())
+                    try store.commit(sealed.encoded(now: Self.wallClockMs()))
                     let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
                     report(.committed(batch: sealed.id, seconds: seconds))
                 } catch {
                     report(error.moved ? .moved(batch: sealed.id, reason: error.description)
                                        : .failed(batch: sealed.id, reason: error.description))
                     if error.moved && !error.caughtUp.isEmpty { caughtUp(error.caughtUp) }
+                }
+            case .read(let r):
+                do {
+                    answer(r.id, .success(try read(r)))
+                } catch {
+                    answer(r.id, .failure(error))
                 }
             case .probe:
                 do {
@@ -73,6 +101,8 @@ final class Committer: Sendable {
                     report(.probed(ok: false, reason: error.description))
                 }
             case .stop:
+                // A clean stop leaves the store whole on its own (SQLite: no -wal to copy along).
+                store.close()
                 done.signal()
                 return
             }

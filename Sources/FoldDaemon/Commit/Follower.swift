@@ -18,7 +18,7 @@ final class Follower: Sendable {
     /// This daemon in the heartbeat rows: host, pid and a random part (a restarted daemon is a new node).
     let node: String
     /// This node's viewers per board, and whether they changed since the last beat.
-    private let local = Locked<(counts: [String: Int], dirty: Bool)>(([:], false))
+    private let local = Locked<(counts: [String: ViewerCount], dirty: Bool)>(([:], false))
     /// What `/metrics` shows of the follower: its reconnects and the heads it last read.
     let figures = Locked(StoreFigures())
     /// Heartbeat: rows renewed every `beatSeconds`, valid for `ttlSeconds`, so
@@ -48,10 +48,10 @@ final class Follower: Sendable {
     }
 
     /// Any thread: this node's viewer count of a board (the hub's `sharePresence`).
-    func share(board: String, viewers: Int) {
+    func share(board: String, _ count: ViewerCount) {
         local.withLock { l in
-            guard l.counts[board] != viewers else { return }
-            l.counts[board] = viewers
+            guard l.counts[board] != count else { return }
+            l.counts[board] = count
             l.dirty = true
         }
     }
@@ -70,26 +70,26 @@ final class Follower: Sendable {
     /// When the last beat was written and the other nodes' counts read (seconds, monotonic).
     private struct PresenceClock {
         var beat = -Double.infinity, read = -Double.infinity
-        var posted: [String: Int]?
+        var posted: [String: ViewerCount]?
     }
 
     /// Beats when a count changed or the rows are due for renewal; reads the
     /// others' counts when one announced a change or every `readSeconds`.
-    private func presence(_ follower: PostgresFollower, _ clock: inout PresenceClock) throws(StoreError) -> [String: Int]? {
+    private func presence(_ follower: PostgresFollower, _ clock: inout PresenceClock) throws(StoreError) -> [String: ViewerCount]? {
         let now = Double(DispatchTime.now().uptimeNanoseconds) / 1e9
         let (counts, dirty) = local.withLock { ($0.counts, $0.dirty) }
         if dirty || now - clock.beat >= Self.beatSeconds {
-            try follower.beat(node: node, counts: counts, ttlSeconds: Self.ttlSeconds, announce: dirty)
+            try follower.beat(node: node, counts: counts.mapValues { ($0.viewers, $0.following) }, ttlSeconds: Self.ttlSeconds, announce: dirty)
             local.withLock { l in
                 l.dirty = l.dirty && l.counts != counts
                 // Written as 0 (the row is gone): no need to keep the board.
-                for (b, n) in counts where n == 0 && l.counts[b] == 0 { l.counts[b] = nil }
+                for (b, n) in counts where n.viewers == 0 && l.counts[b] == n { l.counts[b] = nil }
             }
             clock.beat = now
         }
         guard follower.takePresenceHeard() || now - clock.read >= Self.readSeconds else { return nil }
         clock.read = now
-        let others = try follower.presence(excluding: node)
+        let others = try follower.presence(excluding: node).mapValues { ViewerCount(viewers: $0.viewers, following: $0.following) }
         guard others != clock.posted else { return nil }
         clock.posted = others
         return others
@@ -102,7 +102,7 @@ final class Follower: Sendable {
         while !stopped.withLock({ $0 }) {
             let asked = requests.withLock { r in defer { r.removeAll() }; return r }
             let read = source.withLock { box in
-                Result { () throws(StoreError) -> ([StoreUpdate], [String: Int]?) in
+                Result { () throws(StoreError) -> ([StoreUpdate], [String: ViewerCount]?) in
                     var updates: [StoreUpdate] = []
                     for a in asked { updates += try box.follower.catchUp(board: a.board, epoch: a.epoch, after: a.after) }
                     defer {
@@ -141,7 +141,7 @@ final class Follower: Sendable {
         case .deleted(let board): return .deleted(board: board)
         case .board(let stored):
             do {
-                let board = try Board(json: JSONParser.parse(stored.state, maxDepth: 256), limits: LoadedBoard.openLimits)
+                let board = try Board(trusted: JSONParser.parse(stored.state, maxDepth: 256))
                 return .snapshot(board: stored.name, epoch: stored.epoch, rev: stored.rev, state: board)
             } catch {
                 logger.error("board '\(stored.name)' in the shared store is unreadable and is skipped: \(error)")

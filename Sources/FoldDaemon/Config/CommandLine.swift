@@ -12,6 +12,8 @@ public enum DaemonCommand: Sendable {
     case hashToken
     /// `foldsyncd migrate-store FROM TO [--overwrite]`: copies every board with its history.
     case migrateStore(from: String, to: String, overwrite: Bool)
+    /// `foldsyncd backup ... OUT`, `foldsyncd restore IN ...`.
+    case maintenance(MaintenanceCommand)
 }
 
 extension DaemonCommand {
@@ -20,6 +22,9 @@ extension DaemonCommand {
     public static func parse(_ args: [String], environment: [String: String]) throws(ConfigError) -> DaemonCommand {
         var sources = ConfigSources()
         sources.environment = environment
+        if let first = args.first, let kind = MaintenanceCommand.Kind(rawValue: first) {
+            return .maintenance(try MaintenanceCommand.parse(kind, Array(args.dropFirst()), environment: environment))
+        }
         if args.first == "hash-token" {
             guard args.count == 1 else { throw ConfigError(description: "hash-token takes no arguments; it reads the secret on stdin") }
             return .hashToken
@@ -90,6 +95,8 @@ extension DaemonCommand {
             "       foldsyncd migrate-store FROM TO [--overwrite]",
             "                               (copies every board, its epoch, rev and history: SQLite path,",
             "                               sqlite:PATH or postgresql://...; TO must be empty unless --overwrite)",
+            "       foldsyncd backup [--db PATH] OUT    (a consistent copy of the SQLite store, while the daemon runs)",
+            "       foldsyncd restore IN [--db PATH]    (the daemon stopped: replaces the store; every board gets a new epoch)",
             "",
             "Every option is also a configuration-file key (`key = value`) and an",
             "environment variable (FOLDSYNC_KEY); flags win over the environment,",

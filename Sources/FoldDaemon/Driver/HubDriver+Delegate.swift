@@ -21,7 +21,7 @@ extension HubDriver: WebServerDelegate {
     func closed(_ connection: Connection) { feed(.closed(id: connection.id)) }
 
     func request(_ r: HTTPRequest) {
-        feed(.http(HubRequest(id: r.id, method: r.method, path: r.path, headers: r.headers, body: r.body)))
+        feed(.http(HubRequest(id: r.id, method: r.method, path: r.path, query: r.query, headers: r.headers, body: r.body)))
     }
 
     func drained(_ connection: Connection) { feed(.queueDrained(id: connection.id)) }
@@ -34,6 +34,7 @@ extension HubDriver: WebServerDelegate {
             case .reload(let config): feed(.reload(config))
             case .reloadRefused(let why): feed(.reloadRefused(why))
             case .remote(let update): feed(.remote(update))
+            case .history(let id, let result): feed(.historyRead(id: id, result))
             }
         }
     }

@@ -76,7 +76,8 @@ final class HubDriver {
         case .stopAccepting: server.refuseNewConnections = true
         case .stopServer: server.stop()
         case .catchUp(let board, let epoch, let after): follower?.catchUp(board: board, epoch: epoch, after: after)
-        case .sharePresence(let board, let viewers): follower?.share(board: board, viewers: viewers)
+        case .sharePresence(let board, let count): follower?.share(board: board, count)
+        case .readHistory(let read): committer.read(read)
         }
     }
 

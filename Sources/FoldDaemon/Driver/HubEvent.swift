@@ -1,3 +1,4 @@
+import FoldCore
 import FoldHub
 import FoldMailbox
 
@@ -10,6 +11,8 @@ enum HubEvent: Sendable {
     case reloadRefused(String)
     /// What other daemons committed to a shared store (the follower thread).
     case remote(RemoteUpdate)
+    /// A history read the committer did for the hub.
+    case history(id: UInt64, Result<[StoredChange], StoreError>)
 }
 
 /// The hub's mailbox: signals and the committer post, the driver drains in `woken()`.

@@ -37,6 +37,8 @@ public enum Daemon {
             for p in problems { FileHandle.standardError.write(Data("foldsyncd: \(p)\n".utf8)) }
             if problems.isEmpty { print("configuration ok\(sources.file.map { " (\($0))" } ?? "")") }
             return problems.isEmpty ? 0 : 2
+        case .maintenance(let c):
+            return Maintenance.run(c)
         case .run(let config, let sources):
             return run(config, sources: sources)
         }
@@ -55,6 +57,9 @@ public enum Daemon {
             // systemd shows it beside the failed unit (the exit status says only "1").
             do { try notifier.send("STATUS=\(why)") } catch { logger.debug("sd_notify STATUS: \(error)") }
             return error.status
+        }
+        if let sqlite = store as? SQLiteStore, sqlite.openedVersion > 0, sqlite.openedVersion < SQLiteStore.schemaVersion {
+            logger.info("upgraded the store \(config.db) from schema \(sqlite.openedVersion) to \(SQLiteStore.schemaVersion)")
         }
         do {
             var boards = try LoadedBoard.loadAll(from: store, history: config.historyPerBoard, logger: logger)
@@ -88,9 +93,11 @@ public enum Daemon {
             let driver = HubDriver(hub: hub, server: server, notifier: notifier)
             let mailbox = driver.mailbox
             let storeLogger = logger.labelled("store")
-            driver.committer = Committer(store: store, report: { mailbox.post(.commit($0)) }, caughtUp: { updates in
-                for u in updates { if let r = Follower.remote(u, logger: storeLogger) { mailbox.post(.remote(r)) } }
-            })
+            driver.committer = Committer(store: store, report: { mailbox.post(.commit($0)) },
+                                         answer: { mailbox.post(.history(id: $0, $1)) },
+                                         caughtUp: { updates in
+                                             for u in updates { if let r = Follower.remote(u, logger: storeLogger) { mailbox.post(.remote(r)) } }
+                                         })
             driver.committer.start()
             if !config.store.isEmpty {
                 driver.follower = Follower(uri: config.store, timeoutMs: config.storeBusyMs, boards: loaded,

@@ -9,15 +9,14 @@ struct LoadedBoard: Sendable {
     var board: Board
     var changes: [StoredChange]
 
-    /// Reads every board and its kept changes. Limits are not re-applied:
-    /// what was accepted once stays readable if limits were lowered since.
+    /// Reads every board and its kept changes. Limits and item rules are not
+    /// re-applied (`Board(trusted:)`): what was accepted once stays readable.
     static func loadAll(from store: any BoardStore, history: Int, logger: Logger) throws(StoreError) -> [LoadedBoard] {
         var out: [LoadedBoard] = []
-        let open = openLimits
         for stored in try store.loadBoards() {
             let board: Board
             do {
-                board = try Board(json: JSONParser.parse(stored.state, maxDepth: 256), limits: open)
+                board = try Board(trusted: JSONParser.parse(stored.state, maxDepth: 256))
             } catch {
                 logger.error("board '\(stored.name)' in the store is unreadable and is skipped: \(error)")
                 continue
@@ -26,14 +25,6 @@ struct LoadedBoard: Sendable {
             out.append(LoadedBoard(name: stored.name, epoch: stored.epoch, rev: stored.rev, board: board, changes: changes))
         }
         return out
-    }
-
-    /// No limit: what the store holds was accepted once.
-    static var openLimits: Limits {
-        var open = Limits()
-        open.maxBoards = .max; open.maxSections = .max; open.maxItems = .max
-        open.maxTitleBytes = .max; open.maxItemBytes = .max; open.maxBoardBytes = .max
-        return open
     }
 
     func state(history: Int) -> BoardState {

@@ -29,9 +29,10 @@ enum StoreMigration {
             }
             var copied = 0, changes = 0
             for board in try source.loadBoards() {
-                let log = try source.loadChanges(board: board.name, after: 0)
+                // With their records (who, when, the undo), so the history reads the same after the move.
+                let log = try source.history(board: board.name, HistoryQuery(.since(0), limit: Int.max / 2))
                 // No pruning (the limit is above any rev), and the old board of that name goes first.
-                var batch = CommitBatch(historyLimit: Int.max / 2)
+                var batch = CommitBatch(historyLimit: Int.max / 2, now: Int(Date().timeIntervalSince1970 * 1000))
                 if present.contains(board.name) { batch.deletions = [board.name] }
                 batch.created = [board.name]
                 batch.boards = [board]

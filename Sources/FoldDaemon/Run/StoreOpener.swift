@@ -33,7 +33,7 @@ enum StoreOpener {
             do throws(StoreError) {
                 return try SQLiteStore(path: path, busyTimeoutMs: timeoutMs)
             } catch {
-                throw Failure(message: error.description, status: 1)
+                throw Failure(message: error.description, status: error.schemaTooNew ? 2 : 1)
             }
         }
         do throws(PostgresOpenError) {

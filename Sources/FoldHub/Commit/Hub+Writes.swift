@@ -3,8 +3,8 @@ import FoldCore
 extension Hub {
     /// Applies an action to the head and queues it for commit; the reply
     /// (and the patch) wait for the commit.
-    func perform(_ request: ActionRequest, reply: Reply, by: String?) {
-        performing = .action(request, by: by)
+    func perform(_ request: ActionRequest, reply: Reply, by: String?, actor: Author) {
+        performing = .action(request, by: by, actor: actor)
         defer { performing = nil }
         let name = request.board
         if holdBehindCatchUp(name, reply: reply) { return }
@@ -20,23 +20,42 @@ extension Hub {
         if let want = request.ifRev, want != b.headRev {
             return answer(reply, error: WireError(.conflict, "board '\(name)' is at rev \(b.headRev), not \(want)", id: request.id, board: name))
         }
+        if case .revert(let rev) = request.action {
+            return beginRevert(request, rev: rev, reply: reply, by: by, actor: actor)
+        }
         let change: Change?
         do {
             change = try head.applying(request.action, limits: config.limits)
         } catch {
             return answer(reply, error: WireError(error, id: request.id, board: name))
         }
+        accept(change, on: b, reply: reply, by: by) { change in
+            ChangeRecord(actor: actor.name, session: actor.session, action: ChangeSummary.record(request.action),
+                         inverse: Self.inverse(of: change, before: head),
+                         summary: ChangeSummary.describe(request.action, before: head, after: change.board))
+        }
+    }
+
+    /// Moves the head by an accepted change (nil: a no-op) and queues it for
+    /// commit with its history record.
+    func accept(_ change: Change?, on b: BoardState, reply: Reply, by: String?, record: (Change) -> ChangeRecord) {
         guard let change else {
             // A no-op changes no rev; its answer still waits behind earlier writes.
-            return enqueue(PendingEntry(mutation: nil, reply: reply, board: name, rev: b.headRev))
+            return enqueue(PendingEntry(mutation: nil, reply: reply, board: b.name, rev: b.headRev))
         }
         b.head = change.board
         b.headRev += 1
         let ops = PatchOp.encode(change.ops)
-        let message = ServerMessage.patch(board: name, epoch: b.headEpoch, rev: b.headRev, ops: ops, by: by)
+        let message = ServerMessage.patch(board: b.name, epoch: b.headEpoch, rev: b.headRev, ops: ops, by: by)
         enqueue(PendingEntry(
-            mutation: .change(board: name, epoch: b.headEpoch, rev: b.headRev, ops: ops, message: message, after: change.board),
-            reply: reply, board: name, rev: b.headRev))
+            mutation: .change(board: b.name, epoch: b.headEpoch, rev: b.headRev, ops: ops, message: message, after: change.board),
+            reply: reply, board: b.name, rev: b.headRev, record: record(change)))
+    }
+
+    /// The change's undo, encoded; empty if it cannot be computed (it then cannot be reverted).
+    static func inverse(of change: Change, before: Board) -> [UInt8] {
+        guard let ops = try? before.inverse(of: change.ops) else { return [] }
+        return PatchOp.encode(ops)
     }
 
     func create(_ name: String, state: Board, reply: Reply, id: String?) {

@@ -33,10 +33,12 @@ struct PendingEntry {
     /// The action as asked, to apply again on a newer head when a shared
     /// store refuses the batch (another node moved the board first).
     var intent: Intent? = nil
+    /// Who, what and how to undo it, for the history (changes only).
+    var record: ChangeRecord? = nil
 }
 
 /// A write as a client asked for it: what it means does not depend on the rev it was applied at.
 enum Intent {
-    case action(ActionRequest, by: String?)
+    case action(ActionRequest, by: String?, actor: Author)
     case delete(board: String)
 }

@@ -16,9 +16,12 @@ public struct SealedBatch: Sendable {
     public var changes: [StoredChange] = []
     public var created: Set<String> = []
     public var historyLimit: Int
+    /// history-days, in milliseconds.
+    public var keepMs = 0
 
-    public func encoded() -> CommitBatch {
-        var batch = CommitBatch(historyLimit: historyLimit)
+    /// The store's batch, at commit time `now` (UTC milliseconds, read by the committer).
+    public func encoded(now: Int = 0) -> CommitBatch {
+        var batch = CommitBatch(historyLimit: historyLimit, now: now, keepMs: keepMs)
         batch.deletions = deletions
         batch.boards = puts.map { StoredBoard(name: $0.name, epoch: $0.epoch, rev: $0.rev, state: $0.board.encoded()) }
         batch.changes = changes

@@ -33,8 +33,11 @@ public struct DaemonConfig: Sendable, Equatable {
     public var store = ""
     public var limits = Limits()
     public var logLevel: LogLevel = .info
-    /// Changes kept per board for resuming subscribers (also across restarts).
+    /// Changes kept per board for resuming subscribers (also across restarts),
+    /// and at least this many in the history whatever their age.
     public var historyPerBoard = 1_000
+    /// Days a change stays in the history (fractions allowed; 0: only the last `historyPerBoard`).
+    public var historyDays = 30.0
     /// Frames a connection may have queued before it is resynchronised with a snapshot.
     public var maxQueueFrames = 1_024
     /// Bytes a connection may have queued before it is resynchronised with a snapshot.
@@ -81,6 +84,13 @@ public struct DaemonConfig: Sendable, Equatable {
     }
 
     public var tls: Bool { !tlsCert.isEmpty && !tlsKey.isEmpty }
+
+    /// `historyDays` in milliseconds.
+    public var historyKeepMs: Int { Int(historyDays * 86_400_000) }
+    /// `historyDays` as written: `30`, `0.5`.
+    public var historyDaysText: String {
+        historyDays == historyDays.rounded() ? String(Int(historyDays)) : String(historyDays)
+    }
 
     public var listen: String {
         let h = host.contains(":") ? "[\(host)]" : host

@@ -30,7 +30,12 @@ public enum OptionTable {
         .int("max-message-bytes", "largest WebSocket message (over: close 1009)", live: true, 256...(64 << 20), \.maxMessageBytes),
         .int("max-body-bytes", "largest HTTP request body (over: 413)", live: true, 256...(256 << 20), \.maxBodyBytes),
         .int("coalesce-ms", "MS", "under a heavy stream, gather a batching client's messages this long between writes (0: never)", live: false, 0...1000, \.coalesceMs),
-        .int("history-per-board", "changes kept per board for resume", live: false, 1...1_000_000, \.historyPerBoard),
+        .int("history-per-board", "changes kept per board for resume, and at least this many in the history", live: false, 1...1_000_000, \.historyPerBoard),
+        .field("history-days", "DAYS", "days a change stays in the history (fractions allowed; 0: only the last history-per-board)",
+               live: true, \.historyDays, show: { $0 == $0.rounded() ? String(Int($0)) : String($0) }) { v in
+            guard let d = Double(v), d.isFinite, d >= 0, d <= 36_500 else { return .failure(Why("expects a number of days in 0...36500, got '\(v)'")) }
+            return .success(d)
+        },
         .int("max-boards", "boards in the store", live: true, 1...1_000_000, \.limits.maxBoards),
         .int("max-sections", "sections per board", live: true, 1...1_000_000, \.limits.maxSections),
         .int("max-items", "items per section", live: true, 0...10_000_000, \.limits.maxItems),

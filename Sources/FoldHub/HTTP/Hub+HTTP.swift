@@ -41,14 +41,18 @@ extension Hub {
             guard let b = boards[name], let state = b.committed else { return respond(.error(.notFound, "no board '\(name)'")) }
             respond(.json(HTTPBody.board(HTTPBody.Listing(board: name, epoch: b.epoch, rev: b.rev), state: state)))
         case ("PUT", "api/boards/*"):
-            if let denial = httpDenial(r, .admin, board: name) { return respond(denial) }
-            putBoard(name, r)
+            switch httpAccess(r, .admin, board: name) {
+            case .denied(let denial): return respond(denial)
+            case .allowed(let token): putBoard(name, r, actor: Author(token: token, session: "http"))
+            }
         case ("DELETE", "api/boards/*"):
             if let denial = httpDenial(r, .admin, board: name) { return respond(denial) }
             guard Names.isValid(name) else { return respond(.error(.badRequest, "invalid board name")) }
             delete(name, reply: .httpDeleted(exchange: r.id))
         case ("POST", "api/boards/*/actions"):
             postAction(name, r)
+        case ("GET", "api/boards/*/history"):
+            readHistory(name, r)
         case ("GET", _), ("HEAD", _):
             emit(.serveFile(exchange: r.id, path: r.path, ifNoneMatch: r.headers["if-none-match"]))
         default:
@@ -68,7 +72,7 @@ extension Hub {
         }
     }
 
-    private func putBoard(_ name: String, _ r: HubRequest) {
+    private func putBoard(_ name: String, _ r: HubRequest, actor: Author) {
         guard Names.isValid(name) else { return emit(.respond(exchange: r.id, .error(.badRequest, "invalid board name"))) }
         guard let json = parseBody(r) else { return }
         let board: Board
@@ -77,7 +81,7 @@ extension Hub {
         } catch {
             return emit(.respond(exchange: r.id, .error(WireError(error))))
         }
-        perform(ActionRequest(board: name, action: .replace(board)), reply: .httpBoard(exchange: r.id), by: nil)
+        perform(ActionRequest(board: name, action: .replace(board)), reply: .httpBoard(exchange: r.id), by: nil, actor: actor)
     }
 
     private func postAction(_ name: String, _ r: HubRequest) {
@@ -85,10 +89,10 @@ extension Hub {
         switch ActionRequest.decode(json, board: name, limits: config.limits) {
         case .failure(let e): emit(.respond(exchange: r.id, .error(e)))
         case .success(let request):
-            if let denial = httpDenial(r, Permission.required(for: request.action), board: name) {
-                return emit(.respond(exchange: r.id, denial))
+            switch httpAccess(r, Permission.required(for: request.action), board: name) {
+            case .denied(let denial): emit(.respond(exchange: r.id, denial))
+            case .allowed(let token): perform(request, reply: .httpRev(exchange: r.id), by: nil, actor: Author(token: token, session: "http"))
             }
-            perform(request, reply: .httpRev(exchange: r.id), by: nil)
         }
     }
 }

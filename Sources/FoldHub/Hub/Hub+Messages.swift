@@ -32,7 +32,10 @@ extension Hub {
             guard permits(s, Permission.required(for: request.action), board: request.board) else {
                 return forbid(s, request.action.name, board: request.board, id: request.id)
             }
-            perform(request, reply: .socket(connection: s.id, id: request.id, board: request.board), by: s.name)
+            perform(request, reply: .socket(connection: s.id, id: request.id, board: request.board), by: s.name,
+                    actor: Author(token: s.token, session: s.name))
+        case .success(.view(let following)):
+            setFollowing(following, for: s)
         case .success(.auth(let secret)):
             // With no token configured everyone may do everything: nothing to prove.
             authenticate(s, secret: secret)

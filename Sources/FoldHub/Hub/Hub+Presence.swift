@@ -13,17 +13,30 @@ extension Hub {
 
     /// Viewers are this node's subscribers plus the other nodes' (a shared store).
     func presenceDue(_ name: String) {
-        let here = subscriptions.watchers(of: name).count
-        emit(.sharePresence(board: name, viewers: here))
+        let watchers = subscriptions.watchers(of: name)
+        let here = ViewerCount(viewers: watchers.count,
+                               following: watchers.reduce(0) { $0 + (sessions[$1]?.following == false ? 0 : 1) })
+        emit(.sharePresence(board: name, here))
         guard let b = boards[name] else { return }
         b.lastPresence = now
-        broadcast(ServerMessage.presence(board: name, viewers: here + (remoteViewers[name] ?? 0)), on: name)
+        let elsewhere = remoteViewers[name] ?? ViewerCount(viewers: 0, following: 0)
+        broadcast(ServerMessage.presence(board: name, viewers: here.viewers + elsewhere.viewers,
+                                         following: here.following + elsewhere.following), on: name)
     }
 
     /// The other nodes' counts moved: each board whose total changed tells its viewers (rate-limited as always).
-    func remotePresence(_ counts: [String: Int]) {
+    func remotePresence(_ counts: [String: ViewerCount]) {
         let changed = Set(counts.keys).union(remoteViewers.keys).filter { counts[$0] != remoteViewers[$0] }
-        remoteViewers = counts.filter { $0.value > 0 }
+        remoteViewers = counts.filter { $0.value.viewers > 0 }
         for name in changed.sorted() where !subscriptions.watchers(of: name).isEmpty { presenceChanged(name) }
+    }
+
+    /// A `view` message: no permission needed (it changes nothing shared,
+    /// which is why a read-only token may browse); each watched board's
+    /// presence is refreshed when the answer changes.
+    func setFollowing(_ following: Bool, for s: Session) {
+        guard s.following != following else { return }
+        s.following = following
+        for name in subscriptions.boards(of: s.id) { presenceChanged(name) }
     }
 }

@@ -87,21 +87,11 @@ extension Hub {
     }
 
     /// `ops` (a stored change) applied to `board`; nil when they do not apply.
-    /// Limits are not re-checked: the node that accepted the change checked them.
+    /// Limits and item rules are not re-checked: the node that accepted the change checked them.
     static func applying(_ ops: [UInt8], to board: Board) -> Board? {
         guard let parsed = try? JSONParser.parse(ops, maxDepth: 256),
               let doc = try? JSONPatch.apply(parsed, to: board.json) else { return nil }
-        return try? Board(json: doc, limits: .unbounded)
-    }
-}
-
-extension Limits {
-    /// No limit: for documents another node already accepted.
-    static var unbounded: Limits {
-        var l = Limits()
-        l.maxBoards = .max; l.maxSections = .max; l.maxItems = .max
-        l.maxTitleBytes = .max; l.maxItemBytes = .max; l.maxBoardBytes = .max
-        return l
+        return try? Board(trusted: doc)
     }
 }
 
@@ -150,7 +140,7 @@ extension Hub {
         held.removeAll { $0.board == board }
         for e in mine {
             switch e.intent {
-            case .action(let request, let by): perform(request, reply: e.reply, by: by)
+            case .action(let request, let by, let actor): perform(request, reply: e.reply, by: by, actor: actor)
             case .delete(let board): delete(board, reply: e.reply)
             case nil: break
             }

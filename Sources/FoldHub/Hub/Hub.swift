@@ -28,9 +28,12 @@ public final class Hub {
     /// Actions of a batch a shared store refused, waiting for their board's catch-up to be applied again.
     var held: [PendingEntry] = []
     /// Viewers per board on other nodes of a shared store (`RemoteUpdate.presence`).
-    var remoteViewers: [String: Int] = [:]
+    var remoteViewers: [String: ViewerCount] = [:]
     /// The action `perform` is queueing (attached to its entry by `enqueue`).
     var performing: Intent?
+    /// History reads handed to the committer, by id, and who waits for each.
+    var reads: [UInt64: PendingRead] = [:]
+    var nextReadID: UInt64 = 1
 
     /// The time of the input being handled.
     private(set) var now: Instant = 0
@@ -71,6 +74,7 @@ public final class Hub {
         case .stop: beginShutdown()
         case .tick: tick()
         case .remote(let update): remote(update)
+        case .historyRead(let id, let result): historyRead(id, result)
         }
         checkShutdown()
         // Handed over whole: most inputs (a queue drained) have no effect and then allocate nothing.

@@ -41,7 +41,10 @@ public enum HubEffect {
     case catchUp(board: String, epoch: String, after: Int)
     /// This node's viewer count of a board changed: a shared store's
     /// heartbeat carries it to the other nodes (nothing to do on SQLite).
-    case sharePresence(board: String, viewers: Int)
+    case sharePresence(board: String, ViewerCount)
+    /// Read part of a board's history (off the event loop, after the commits
+    /// handed over before); answer with `historyRead`.
+    case readHistory(HistoryRead)
 }
 
 /// What a reload changed, for the log and for tests.

@@ -34,6 +34,8 @@ public enum HubInput {
     case tick
     /// Another node's commits, read from a shared store (several daemons).
     case remote(RemoteUpdate)
+    /// The committer's answer to `HubEffect.readHistory`: the entries, oldest first.
+    case historyRead(id: UInt64, Result<[StoredChange], StoreError>)
 }
 
 /// An HTTP request with its whole body.
@@ -42,14 +44,17 @@ public struct HubRequest: Sendable {
     public var id: UInt64
     public var method: String
     public var path: String
+    /// The query string without `?` (`&`-separated, as the transport decoded it).
+    public var query: String
     /// Lower-cased header names.
     public var headers: [String: String]
     public var body: [UInt8]
 
-    public init(id: UInt64, method: String, path: String, headers: [String: String] = [:], body: [UInt8] = []) {
+    public init(id: UInt64, method: String, path: String, query: String = "", headers: [String: String] = [:], body: [UInt8] = []) {
         self.id = id
         self.method = method
         self.path = path
+        self.query = query
         self.headers = headers
         self.body = body
     }

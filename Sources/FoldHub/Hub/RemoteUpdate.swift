@@ -13,5 +13,5 @@ public enum RemoteUpdate: Sendable {
     /// Viewers per board on the other nodes, as their heartbeat rows say
     /// (a node that stopped beating is not counted). The whole map: a board
     /// missing from it has no viewer elsewhere.
-    case presence([String: Int])
+    case presence([String: ViewerCount])
 }

@@ -15,6 +15,8 @@ final class Session {
     /// The peer address, counted against `max-connections-per-ip` when `countedPerIP`.
     let peerIP: String
     var countedPerIP = false
+    /// False once the client said it browses on its own (`view`); counted in `presence`.
+    var following = true
 
     init(id: UInt64, peer: String, burst: Int, now: Instant) {
         self.id = id

@@ -83,6 +83,12 @@ final class Session: WebClientDelegate {
         return id
     }
 
+    /// Follow or browse (`view`, an extension); nothing when offline (sent again on connect).
+    func sendView(following: Bool) {
+        guard isOpen, let socket else { return }
+        socket.send(ClientRequest.view(following: following))
+    }
+
     /// Watches another board from now on.
     func switchBoard(to name: String) {
         if isOpen { socket?.send(ClientRequest.unsubscribe(board: board)) }

@@ -29,11 +29,20 @@ final class ScriptCommand: SessionHandler {
         session.client.schedule(afterMicroseconds: Int64(options.timeout * 1_000_000)) { [weak self] in
             self?.fail("no answer from \(self?.session.url ?? "the daemon") within \(self?.options.timeout ?? 0)s")
         }
-        if command == .boards {
-            fetchID = session.fetchAPI("/api/boards")
+        if let fetchPath {
+            fetchID = session.fetchAPI(fetchPath)
         } else {
             session.connect()
         }
+    }
+
+    /// The HTTP path of a command answered by a GET (boards, history); nil for the WebSocket ones.
+    var fetchPath: String? {
+        if command == .boards { return "/api/boards" }
+        if case .history(let since, let before, let limit) = command {
+            return HistoryText.path(board: session.board, since: since, before: before, limit: limit)
+        }
+        return nil
     }
 
     /// Ends the run with `code`: the socket is closed politely, and the loop
@@ -96,11 +105,13 @@ final class ScriptCommand: SessionHandler {
         switch result {
         case .failure(let e):
             let failed = session.url
-            if session.failover() {
-                fetchID = session.fetchAPI("/api/boards")
+            if session.failover(), let fetchPath {
+                fetchID = session.fetchAPI(fetchPath)
             } else {
                 fail("\(failed): \(e.description)")
             }
+        case .success(let reply) where command != .boards:
+            historyFetched(reply)
         case .success(let reply):
             guard reply.status == 200, let json = try? JSONParser.parse(reply.body),
                   let list = json["boards"]?.arrayValue else {
@@ -118,6 +129,25 @@ final class ScriptCommand: SessionHandler {
             }
             finish(0)
         }
+    }
+
+    private func historyFetched(_ reply: HTTPReply) {
+        guard let json = try? JSONParser.parse(reply.body, maxDepth: 512) else {
+            return fail("GET history answered \(reply.status) with no JSON")
+        }
+        guard reply.status == 200 else {
+            return fail("\(json["code"]?.stringValue ?? String(reply.status)): \(json["message"]?.stringValue ?? "")")
+        }
+        if options.json {
+            Output.out(String(decoding: reply.body, as: UTF8.self) + "\n")
+        } else {
+            var now = timespec()
+            clock_gettime(CLOCK_REALTIME, &now)
+            var forward = false
+            if case .history(let since?, _, _) = command { forward = since >= 0 }
+            Output.out(HistoryText.render(json, todayMs: Int(now.tv_sec) * 1000, forward: forward))
+        }
+        finish(0)
     }
 
     func sessionInbox(_ event: AppEvent) {
@@ -178,6 +208,11 @@ final class ScriptCommand: SessionHandler {
         case .moveSection(let s, let to): return .moveSection(section: try section(s), to: to)
         case .setTitle(let s, let title): return .setTitle(section: try section(s), title: title)
         case .setItems(let s, let items): return .setItems(section: try section(s), items: items.map(JSON.string))
+        case .focus(let s, let ref):
+            let id = try section(s)
+            return .focus(section: id, item: try session.mirror.resolveItem(ref, in: id).get())
+        case .clearFocus: return .clearFocus
+        case .revert(let rev): return .revert(rev: rev)
         default: throw FoldError(.badRequest, "not an action")
         }
     }
@@ -200,8 +235,15 @@ final class ScriptCommand: SessionHandler {
             text = added
         case .mode(let m):
             text = "mode \(m.rawValue) · rev \(rev)"
+        case .focus, .clearFocus:
+            let focus = doc?.focus
+            fields.append(("focus", focus?.json ?? .null))
+            text = focus.map { "focus \($0.section) item \($0.item) · rev \(rev)" } ?? "no focus · rev \(rev)"
         case .load:
             text = "loaded \(session.board) · rev \(rev)"
+        case .revert(let undone):
+            fields.append(("reverted", .int(undone)))
+            text = "undid rev \(undone) · rev \(rev)"
         default:
             break
         }

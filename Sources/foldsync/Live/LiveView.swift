@@ -106,6 +106,8 @@ final class LiveView: SessionHandler {
                 } else {
                     model.show("offline: \(action.name) not sent", now: Self.now())
                 }
+            case .setView(let following):
+                session.sendView(following: following)
             case .fetchBoards:
                 boardsFetch = session.fetchAPI("/api/boards")
             case .switchBoard(let name):
@@ -121,6 +123,8 @@ final class LiveView: SessionHandler {
     func sessionOpened() {
         backoff.reset()
         model.connection = .connected
+        // A new connection follows until told otherwise: say so again after a reconnect.
+        if !model.following { session.sendView(following: false) }
         session.subscribe(resume: true)
         redraw()
     }
@@ -128,7 +132,9 @@ final class LiveView: SessionHandler {
     func sessionReceived(_ event: ServerEvent, raw: [UInt8], outcome: BoardMirror.Outcome) {
         switch outcome {
         case .changed: model.update(document: session.mirror.document, position: session.mirror.position)
-        case .presence: model.viewers = session.mirror.viewers
+        case .presence:
+            model.viewers = session.mirror.viewers
+            model.followers = session.mirror.following
         case .deleted: model.boardDeleted()
         case .outOfStep, .unchanged: break
         }

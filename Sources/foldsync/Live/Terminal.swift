@@ -63,6 +63,7 @@ final class Terminal {
         case .plain: return ""
         case .title: return "\u{1B}[1;7m"
         case .cursor: return "\u{1B}[7m"
+        case .focus: return "\u{1B}[1;36m"
         case .status: return "\u{1B}[1;33m"
         case .help: return "\u{1B}[2m"
         }

@@ -28,3 +28,15 @@ test('titles, items, moves, adds, removes and the mode', () => {
   assert.equal(describeChange([{ op: 'replace', path: '/mode', value: 'single' }], board), ': mode single');
   assert.equal(describeChange([], board), '');
 });
+
+test('the focus (an extension): set with its expand, moved, cleared; a removal stays a removal', () => {
+  const focused = { ...board, sections: [board.sections[0], { ...board.sections[1], items: ['x', { label: 'Docs' }] }], focus: { section: 'b', item: 1 } };
+  assert.equal(describeChange([
+    { op: 'replace', path: '/sections/0/expanded', value: false },
+    { op: 'replace', path: '/sections/1/expanded', value: true },
+    { op: 'add', path: '/focus', value: { section: 'b', item: 1 } },
+  ], focused), ': focus on “Docs”');
+  assert.equal(describeChange([{ op: 'replace', path: '/focus', value: { section: 'b', item: 1 } }], focused), ': focus on “Docs”');
+  assert.equal(describeChange([{ op: 'remove', path: '/focus' }], board), ': focus cleared');
+  assert.equal(describeChange([{ op: 'remove', path: '/sections/1' }, { op: 'remove', path: '/focus' }], board), ': section removed');
+});

@@ -72,7 +72,8 @@ test('other boards, presence and deletion', () => {
   const m = new BoardMirror('b1');
   m.apply(snapshot());
   assert.deepEqual(m.apply({ ...toggleA(5), board: 'other' }), { kind: 'unchanged' });
-  assert.deepEqual(m.apply({ type: 'presence', board: 'b1', viewers: 3 }), { kind: 'presence', viewers: 3 });
+  assert.deepEqual(m.apply({ type: 'presence', board: 'b1', viewers: 3 }), { kind: 'presence', viewers: 3, following: undefined });
+  assert.deepEqual(m.apply({ type: 'presence', board: 'b1', viewers: 3, following: 2 }), { kind: 'presence', viewers: 3, following: 2 });
   assert.deepEqual(m.apply({ type: 'future-type', board: 'b1' }), { kind: 'unchanged' });
   assert.deepEqual(m.apply({ type: 'deleted', board: 'b1' }), { kind: 'deleted' });
   assert.equal(m.state, null);

@@ -1,0 +1,58 @@
+/// A change in words, for the history (the terminal client and the
+/// dashboard print it as is): `toggle s1 → expanded 'Today'`.
+public enum ChangeSummary {
+    /// `reverted`: for a revert, the summary of the change it undid.
+    public static func describe(_ action: Action, before: Board, after: Board, reverted: String? = nil) -> String {
+        func title(_ id: String) -> String {
+            let s = after.index(of: id).map { after.sections[$0] } ?? before.index(of: id).map { before.sections[$0] }
+            return s.map { " '\(clip($0.title))'" } ?? ""
+        }
+        func fold(_ verb: String, _ id: String) -> String {
+            let open = after.index(of: id).map { after.sections[$0].expanded } ?? false
+            return "\(verb) \(id) → \(open ? "expanded" : "collapsed")\(title(id))"
+        }
+        switch action {
+        case .toggle(let id): return fold("toggle", id)
+        case .expand(let id): return fold("expand", id)
+        case .collapse(let id): return fold("collapse", id)
+        case .expandAll: return "expand all (\(after.sections.count) sections)"
+        case .collapseAll: return "collapse all (\(after.sections.count) sections)"
+        case .setMode(let m): return "mode → \(m.rawValue)"
+        case .addSection:
+            let added = after.sections.first { s in before.index(of: s.id) == nil }
+            return "add section \(added.map { "\($0.id) '\(clip($0.title))'" } ?? "")"
+                + (added.flatMap { after.index(of: $0.id) }.map { " at \($0)" } ?? "")
+        case .removeSection(let id): return "remove section \(id)\(title(id))"
+        case .moveSection(let id, let to): return "move \(id)\(title(id)) to \(to)"
+        case .setTitle(let id, let t):
+            let old = before.index(of: id).map { before.sections[$0].title } ?? ""
+            return "title of \(id) '\(clip(old))' → '\(clip(t))'"
+        case .setItems(let id, let items): return "items of \(id)\(title(id)) → \(items.count) item\(items.count == 1 ? "" : "s")"
+        case .replace(let b): return "replace the board (\(b.sections.count) sections, \(b.mode.rawValue))"
+        case .revert(let rev): return "undo rev \(rev)" + (reverted.map { " (\($0))" } ?? "")
+        case .focus(let id, let n):
+            let item: JSON? = after.index(of: id).flatMap { i in n < after.sections[i].items.count ? after.sections[i].items[n] : nil }
+            return "focus \(id) item \(n)" + (item.map { " '\(clip(Item($0).label))'" } ?? "")
+        case .clearFocus: return "clear the focus"
+        }
+    }
+
+    /// Long titles are cut: a summary is one line.
+    static func clip(_ s: String) -> String {
+        let line = s.map { $0.isNewline ? " " : $0 }
+        return line.count <= 40 ? String(line) : String(line.prefix(39)) + "…"
+    }
+
+    /// The action as the history records it: its wire fields without `board`
+    /// or `id`; a `replace`'s document is left out (the ops hold the change).
+    public static func record(_ action: Action, reverts: String? = nil) -> [UInt8] {
+        var o: JSONObject = ["type": .string(action.name)]
+        if case .replace(let b) = action {
+            o["sections"] = .int(b.sections.count)
+        } else {
+            action.encodeFields(into: &o)
+        }
+        if let reverts { o["reverts"] = .string(reverts) }
+        return JSON.object(o).encoded()
+    }
+}

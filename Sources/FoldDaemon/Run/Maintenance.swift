@@ -1,0 +1,37 @@
+import FoldCore
+import FoldHub
+import FoldStore
+import Foundation
+
+/// Runs `backup` and `restore`; returns the exit status (0 done, 1 failed,
+/// 2 refused: a newer schema, or PostgreSQL, whose tools do this).
+enum Maintenance {
+    static func run(_ c: MaintenanceCommand) -> Int32 {
+        func fail(_ message: String, _ status: Int32 = 1) -> Int32 {
+            FileHandle.standardError.write(Data("foldsyncd: \(message)\n".utf8))
+            return status
+        }
+        if !c.store.isEmpty {
+            // foldsyncd runs nothing it does not own: PostgreSQL's own tools do this (docs/OPERATIONS.md).
+            let uri = StoreURI.redacted(c.store)
+            return fail(c.kind == .backup
+                ? "a PostgreSQL store is backed up with pg_dump, not foldsyncd: pg_dump --format=custom --table='foldsync_*' --file=\(c.file) '\(uri)' (see docs/OPERATIONS.md)"
+                : "a PostgreSQL store is restored with pg_restore, then given new epochs (see docs/OPERATIONS.md): pg_restore --clean --dbname='\(uri)' \(c.file)", 2)
+        }
+        do throws(StoreError) {
+            switch c.kind {
+            case .backup:
+                let r = try SQLiteBackup.backup(from: c.db, to: c.file)
+                print("backed up \(c.db) to \(c.file): \(r.boards) boards, highest rev \(r.maxRev), \(r.bytes) bytes in \(milliseconds(r.seconds)) ms")
+            case .restore:
+                let r = try SQLiteBackup.restore(from: c.file, to: c.db, newEpoch: Hub.newEpoch)
+                print("restored \(c.file) into \(c.db): \(r.boards) boards, each at a new epoch (clients resynchronise); the previous file is \(c.db).before-restore")
+            }
+            return 0
+        } catch {
+            return fail("\(c.kind.rawValue) failed: \(error.description)", error.schemaTooNew ? 2 : 1)
+        }
+    }
+
+    static func milliseconds(_ s: Double) -> String { String(Int((s * 1000).rounded())) }
+}

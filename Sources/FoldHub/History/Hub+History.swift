@@ -1,0 +1,57 @@
+import FoldCore
+
+extension Hub {
+    /// History reads in flight at once; more are refused (503) until some finish.
+    static let maxPendingReads = 64
+
+    /// `GET /api/boards/NAME/history?since=&before=&limit=` (an extension):
+    /// read permission, then a read off the event loop.
+    func readHistory(_ name: String, _ r: HubRequest) {
+        func respond(_ reply: HubResponse) { emit(.respond(exchange: r.id, reply)) }
+        if let denial = httpDenial(r, .read, board: name) { return respond(denial) }
+        guard boards[name]?.committed != nil else { return respond(.error(.notFound, "no board '\(name)'")) }
+        switch HistoryBody.parameters(r.query) {
+        case .failure(let e): respond(.error(e))
+        case .success(let query):
+            guard startRead(.http(exchange: r.id, board: name, query: query), board: name, query: query) else {
+                return respond(.refusal(status: 503, code: "unavailable", "too many history reads in progress; try again"))
+            }
+        }
+    }
+
+    /// Hands a read to the committer; false when too many are in flight.
+    func startRead(_ pending: PendingRead, board: String, query: HistoryQuery, skeletons: Bool = false) -> Bool {
+        guard reads.count < Self.maxPendingReads else { return false }
+        let id = nextReadID
+        nextReadID += 1
+        reads[id] = pending
+        // One more than asked: whether there is more to page through.
+        emit(.readHistory(HistoryRead(id: id, board: board, query: HistoryQuery(query.anchor, limit: query.limit + 1),
+                                      skeletonsAfterFirst: skeletons)))
+        return true
+    }
+
+    /// The committer's answer to `readHistory`.
+    func historyRead(_ id: UInt64, _ result: Result<[StoredChange], StoreError>) {
+        guard let pending = reads.removeValue(forKey: id) else { return }
+        switch pending {
+        case .http(let exchange, let name, let query):
+            switch result {
+            case .failure(let e):
+                emit(.respond(exchange: exchange, .error(.internal, "the history could not be read: \(e.description)")))
+            case .success(let read):
+                let (entries, more) = HistoryBody.page(read, query)
+                let b = boards[name]
+                emit(.respond(exchange: exchange, .json(HistoryBody.encode(
+                    board: name, epoch: b?.epoch ?? "", rev: b?.rev ?? 0, more: more, entries: entries))))
+            }
+        case .revert(let request, let rev, let reply, let by, let actor):
+            switch result {
+            case .failure(let e):
+                answer(reply, error: WireError(.internal, "the history could not be read: \(e.description)", id: request.id, board: request.board))
+            case .success(let read):
+                finishRevert(request, rev: rev, read: read, reply: reply, by: by, actor: actor)
+            }
+        }
+    }
+}

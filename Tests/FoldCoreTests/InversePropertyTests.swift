@@ -1,0 +1,112 @@
+import Testing
+@testable import FoldCore
+
+/// For any action on any board, applying its ops then its inverse ops gives
+/// the board back, on the typed board and through generic RFC 6902 alike;
+/// and an undo applied over a later change refuses instead of undoing the wrong thing.
+@Suite struct InversePropertyTests {
+    @Test(arguments: ActionPropertyTests.seeds)
+    func opsThenInverseGiveTheBoardBack(seed: UInt64) throws {
+        var rng = SplitMix64(seed: seed &+ 77)
+        var boards: [Board] = [.initial, bigBoard(sections: 8, itemsPerSection: 2, mode: .multi), Board(mode: .single, sections: [])]
+        var limits = Limits()
+        limits.maxSections = 12
+        limits.maxItems = 6
+        limits.maxTitleBytes = 16
+        var checked = 0
+        let generator = ActionPropertyTests()
+        for _ in 0..<800 {
+            let b = Int.random(in: 0..<boards.count, using: &rng)
+            let before = boards[b]
+            let action = generator.randomAction(for: before, using: &rng)
+            guard let change = try? before.applying(action, limits: limits) else { continue }
+            let inverse = try before.inverse(of: change.ops)
+            #expect(try change.board.patched(with: inverse) == before, "\(action)")
+            // The same through the generic patch, and off the wire.
+            #expect(try JSONPatch.apply(inverse, to: change.board.json) == before.json, "\(action)")
+            let wire = try JSONParser.parse(PatchOp.encode(inverse))
+            #expect(try JSONPatch.apply(wire, to: change.board.json) == before.json)
+            // The typed patch agrees with the generic one going forward too.
+            #expect(try before.patched(with: change.ops) == change.board)
+            // Undone as a revert: the board comes back (the accordion holds, as before it did).
+            #expect(try change.board.reverting(inverse, limits: limits) == .applied(Change(board: before, ops: inverse.filter { $0.name != "test" })),
+                    "\(action)")
+            checked += 1
+            boards[b] = change.board
+        }
+        #expect(checked > 200)   // fewer since the focus actions joined (some are refused by design)
+    }
+
+    /// A fold's undo over a later move: carried to the section's new place;
+    /// over a move of that section itself, refused, naming the move.
+    @Test func anUndoIsCarriedOverLaterMovesOrRefusedNamingTheChange() throws {
+        let limits = Limits()
+        let b0 = Board.initial
+        let c1 = try #require(try b0.applying(.toggle(section: "s1"), limits: limits))   // rev 1
+        let inverse = try b0.inverse(of: c1.ops)
+        let c2 = try #require(try c1.board.applying(.moveSection(section: "s2", to: 0), limits: limits))   // rev 2
+        // Without carrying it over, the id guard refuses: s1 is no longer at 1.
+        guard case .conflict = try c2.board.reverting(inverse, limits: limits) else { Issue.record("applied to the wrong section"); return }
+        let carried = try ChangeTrace.rebase(inverse, over: [(2, c2.ops)]).get()
+        guard case .applied(let undone?) = try c2.board.reverting(carried, limits: limits) else { Issue.record("refused"); return }
+        #expect(undone.board.sections.map(\.id) == ["s2", "s0", "s1"] && undone.board.expandedIndices.isEmpty)
+
+        let c3 = try #require(try c2.board.applying(.moveSection(section: "s1", to: 0), limits: limits))   // rev 3
+        #expect(ChangeTrace.rebase(inverse, over: [(2, c2.ops), (3, c3.ops)]) == .failure(RebaseConflict(rev: 3, path: "/sections/1/id")))
+    }
+
+    @Test func anUndoOverALaterEditOfTheSameValueConflicts() throws {
+        let limits = Limits()
+        let b0 = Board.initial
+        let c1 = try #require(try b0.applying(.setTitle(section: "s1", title: "one"), limits: limits))
+        let inverse = try b0.inverse(of: c1.ops)
+        let c2 = try #require(try c1.board.applying(.toggle(section: "s0"), limits: limits))
+        let c3 = try #require(try c2.board.applying(.setTitle(section: "s1", title: "uno"), limits: limits))
+        // Unrelated later changes do not stand in the way ...
+        guard case .applied(let undone?) = try c2.board.reverting(inverse, limits: limits) else { Issue.record("refused"); return }
+        #expect(undone.board.sections[1].title == "1" && undone.board.sections[0].expanded)
+        // ... a later edit of the same title does, and is named.
+        guard case .conflict(let path) = try c3.board.reverting(inverse, limits: limits) else { Issue.record("applied"); return }
+        #expect(ChangeTrace.firstTouching(path, in: [(2, c2.ops), (3, c3.ops)]) == 3)
+    }
+
+    @Test func aRemovedSectionComesBackWhereItWas() throws {
+        let limits = Limits()
+        let b0 = Board.initial
+        let c1 = try #require(try b0.applying(.removeSection(section: "s1"), limits: limits))
+        let inverse = try b0.inverse(of: c1.ops)
+        let c2 = try #require(try c1.board.applying(.toggle(section: "s2"), limits: limits))
+        guard case .applied(let undone?) = try c2.board.reverting(inverse, limits: limits) else { Issue.record("refused"); return }
+        #expect(undone.board.sections.map(\.id) == ["s0", "s1", "s2"])
+        #expect(undone.board.sections[2].expanded)
+    }
+
+    /// Single mode: undoing a collapse reopens that section and closes the one opened since.
+    @Test func anUndoKeepsTheAccordionRule() throws {
+        let limits = Limits()
+        let open = try #require(try Board.initial.applying(.expand(section: "s0"), limits: limits)).board
+        let c1 = try #require(try open.applying(.collapse(section: "s0"), limits: limits))
+        let inverse = try open.inverse(of: c1.ops)
+        let c2 = try #require(try c1.board.applying(.expand(section: "s2"), limits: limits))
+        guard case .applied(let undone?) = try c2.board.reverting(inverse, limits: limits) else { Issue.record("refused"); return }
+        #expect(undone.board.expandedIndices == [0])
+        #expect(try c2.board.patched(with: undone.ops) == undone.board)
+    }
+
+    @Test func tracesShiftPastInsertionsAndRemovals() {
+        let p = "/sections/2/expanded"
+        #expect(ChangeTrace.firstTouching(p, in: [(5, [.add(path: "/sections/0", value: .null)]), (6, [.replace(path: "/sections/3/expanded", value: .bool(true))])]) == 6)
+        #expect(ChangeTrace.firstTouching(p, in: [(5, [.remove(path: "/sections/0")]), (6, [.replace(path: "/sections/1/title", value: .string("x"))])]) == nil)
+        #expect(ChangeTrace.firstTouching(p, in: [(5, [.remove(path: "/sections/2")])]) == 5)
+        #expect(ChangeTrace.firstTouching(p, in: [(5, [.replace(path: "/sections", value: .array([]))])]) == 5)
+        #expect(ChangeTrace.firstTouching(p, in: [(5, [.move(from: "/sections/2", path: "/sections/0")])]) == 5)
+    }
+
+    @Test func summariesSayWhatHappenedInWords() throws {
+        let b = Board(mode: .single, sections: [Section(id: "s1", title: "Today")])
+        let after = try #require(try b.applying(.toggle(section: "s1"), limits: Limits())).board
+        #expect(ChangeSummary.describe(.toggle(section: "s1"), before: b, after: after) == "toggle s1 → expanded 'Today'")
+        #expect(text(ChangeSummary.record(.toggle(section: "s1"))) == #"{"type":"toggle","section":"s1"}"#)
+        #expect(text(ChangeSummary.record(.replace(after))) == #"{"type":"replace","sections":1}"#)
+    }
+}

@@ -1,0 +1,20 @@
+// clients/web/history-panel.js: which permission an Undo needs, and who made a change.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { undoPermission, who } from '../../../clients/web/history-panel.js';
+
+test('an undo needs what the undone action needed', () => {
+  const e = (action) => ({ rev: 1, action, inverse: [] });
+  assert.equal(undoPermission(e({ type: 'toggle', section: 's0' })), 'fold');
+  assert.equal(undoPermission(e({ type: 'collapseAll' })), 'fold');
+  assert.equal(undoPermission(e({ type: 'setTitle', section: 's0', title: 'x' })), 'edit');
+  assert.equal(undoPermission(e({ type: 'replace', sections: 3 })), 'admin');
+  assert.equal(undoPermission(e({ type: 'revert', rev: 4, reverts: 'expand' })), 'fold');
+  assert.equal(undoPermission(e({ type: 'revert', rev: 4 })), null);
+  assert.equal(undoPermission({ rev: 1, ops: [] }), null, 'kept from before history: no undo');
+});
+
+test('who names the token and the session', () => {
+  assert.equal(who({ actor: 'alice', session: 'c3' }), 'alice · c3');
+  assert.equal(who({ actor: 'editor', session: 'http' }), 'editor · HTTP');
+});
