@@ -62,6 +62,6 @@ let package = Package(
         .testTarget(name: "FoldPostgresTests", dependencies: ["FoldCore", "FoldPostgres", "PostgresTestSupport"]),
         .testTarget(name: "FoldTransportTests", dependencies: ["FoldTransport"]),
         .testTarget(name: "FoldClientTests", dependencies: ["FoldCore", "FoldClient", "FoldTransport"]),
-        .testTarget(name: "FoldsyncCLITests", dependencies: ["FoldClient", "FoldTestSupport"]),
+        .testTarget(name: "FoldsyncCLITests", dependencies: ["FoldClient", "FoldTestSupport", "PostgresTestSupport"]),
     ]
 )

@@ -2,58 +2,78 @@ import FoldCore
 
 /// The statements of one batch, inside the caller's transaction.
 enum PostgresBatch {
-    /// Parameters per logged change.
-    static let columns = 10
-    /// Rows per multi-row INSERT: `columns` parameters each, well under libpq's 65,535.
+    /// Rows per multi-row INSERT: 10 parameters each at most (a logged change), well under libpq's 65,535.
     static let rowsPerInsert = 1_000
 
+    /// A handful of statements whatever the batch holds (a round trip each):
+    /// the locks, every board, every change, the pruning (deletions are rare:
+    /// two statements each).
     static func write(_ batch: CommitBatch, on c: PGConnection) throws(PGError) {
         try lockAndCheck(batch, on: c)
         for name in batch.deletions {
             try c.query("DELETE FROM foldsync_boards WHERE name = $1", [name])
             try c.query("DELETE FROM foldsync_changes WHERE board = $1", [name])
         }
-        for b in batch.boards {
-            try c.query("""
-                INSERT INTO foldsync_boards(name, epoch, rev, state) VALUES($1, $2, $3, $4)
-                ON CONFLICT(name) DO UPDATE SET epoch = EXCLUDED.epoch, rev = EXCLUDED.rev, state = EXCLUDED.state
-                """, [b.name, b.epoch, String(b.rev), String(decoding: b.state, as: UTF8.self)])
-        }
+        // One row per board (one INSERT may not touch a row twice): a later put of a board wins.
+        var last: [String: Int] = [:]
+        for (i, b) in batch.boards.enumerated() { last[b.name] = i }
+        let boards = batch.boards.enumerated().filter { last[$0.element.name] == $0.offset }.map(\.element)
+        try insertRows("INSERT INTO foldsync_boards(name, epoch, rev, state) VALUES",
+                       boards.map { [$0.name, $0.epoch, String($0.rev), String(decoding: $0.state, as: UTF8.self)] },
+                       "ON CONFLICT(name) DO UPDATE SET epoch = EXCLUDED.epoch, rev = EXCLUDED.rev, state = EXCLUDED.state", on: c)
         // A change is logged with the epoch its board is put at in the same batch.
         var epochs: [String: String] = [:]
         for b in batch.boards { epochs[b.name] = b.epoch }
-        var start = 0
-        while start < batch.changes.count {
-            let chunk = batch.changes[start..<min(start + rowsPerInsert, batch.changes.count)]
-            var sql = "INSERT INTO foldsync_changes(board, epoch, rev, ops, at, actor, session, action, inverse, summary) VALUES"
-            var params: [String?] = []
-            for (i, ch) in chunk.enumerated() {
-                let n = i * columns
-                sql += (i == 0 ? "" : ",") + "(" + (1...columns).map { "$\(n + $0)" }.joined(separator: ", ") + ")"
-                let r = ch.record
-                params += [ch.board, epochs[ch.board] ?? "", String(ch.rev), String(decoding: ch.ops, as: UTF8.self),
-                           String(batch.now), r?.actor ?? "", r?.session ?? "",
-                           r.map { String(decoding: $0.action, as: UTF8.self) }, r.map { String(decoding: $0.inverse, as: UTF8.self) },
-                           r?.summary ?? ""]
-            }
-            sql += """
-                 ON CONFLICT(board, rev) DO UPDATE SET epoch = EXCLUDED.epoch, ops = EXCLUDED.ops, at = EXCLUDED.at,
-                 actor = EXCLUDED.actor, session = EXCLUDED.session, action = EXCLUDED.action,
-                 inverse = EXCLUDED.inverse, summary = EXCLUDED.summary
-                """
-            try c.query(sql, params)
-            start += rowsPerInsert
-        }
-        for b in batch.boards where batch.prunable(below: b.rev) > 0 {
-            // Kept: the last history-per-board changes, and the ones from the first younger than
-            // history-days on; reading only what it deletes, as SQLiteStatements.pruneSQL explains.
+        try insertRows("INSERT INTO foldsync_changes(board, epoch, rev, ops, at, actor, session, action, inverse, summary) VALUES",
+                       batch.changes.map { ch -> [String?] in
+                           let r = ch.record
+                           return [ch.board, epochs[ch.board] ?? "", String(ch.rev), String(decoding: ch.ops, as: UTF8.self),
+                                   // A record that already has its time (migrate-store) keeps it.
+                                   String(r.map { $0.at > 0 ? $0.at : batch.now } ?? batch.now), r?.actor ?? "", r?.session ?? "",
+                                   r.map { String(decoding: $0.action, as: UTF8.self) }, r.map { String(decoding: $0.inverse, as: UTF8.self) },
+                                   r?.summary ?? ""]
+                       },
+                       """
+                       ON CONFLICT(board, rev) DO UPDATE SET epoch = EXCLUDED.epoch, ops = EXCLUDED.ops, at = EXCLUDED.at,
+                       actor = EXCLUDED.actor, session = EXCLUDED.session, action = EXCLUDED.action,
+                       inverse = EXCLUDED.inverse, summary = EXCLUDED.summary
+                       """, on: c)
+        // Kept: the last history-per-board changes, and the ones from the first younger than
+        // history-days on. Each board's bound is found first (reading only the changes it
+        // deletes, as SQLiteStatements.pruneSQL explains), then its changes below it go.
+        let pruned = batch.boards.filter { batch.prunable(below: $0.rev) > 0 }
+        if !pruned.isEmpty {
+            let upTo = JSON.object(JSONObject(pruned.map { ($0.name, JSON.int(batch.prunable(below: $0.rev))) }))
             try c.query("""
-                DELETE FROM foldsync_changes WHERE board = $1 AND rev < coalesce(
-                    (SELECT rev FROM foldsync_changes WHERE board = $1 AND rev <= $2 AND at >= $3 ORDER BY rev LIMIT 1), $2 + 1)
-                """, [b.name, String(batch.prunable(below: b.rev)), String(batch.cutoff)])
+                DELETE FROM foldsync_changes c USING (
+                    SELECT t.board, coalesce((SELECT y.rev FROM foldsync_changes y
+                        WHERE y.board = t.board AND y.rev <= t.upto::bigint AND y.at >= $2 ORDER BY y.rev LIMIT 1),
+                        t.upto::bigint + 1) AS below
+                    FROM json_each_text($1::json) AS t(board, upto)) AS p
+                WHERE c.board = p.board AND c.rev < p.below
+                """, [String(decoding: upTo.encoded(), as: UTF8.self), String(batch.cutoff)])
         }
         // Delivered at COMMIT, to every daemon's follower: a wake-up, the tables say what changed.
         try c.query("NOTIFY \(PostgresFollower.channel)")
+    }
+
+    /// One multi-row INSERT per `rowsPerInsert` rows (each row as many
+    /// values as the first), passed out of band.
+    static func insertRows(_ head: String, _ rows: [[String?]], _ tail: String, on c: PGConnection) throws(PGError) {
+        var start = 0
+        let width = rows.first?.count ?? 0
+        while start < rows.count {
+            let chunk = rows[start..<min(start + rowsPerInsert, rows.count)]
+            var sql = head
+            var params: [String?] = []
+            for (i, row) in chunk.enumerated() {
+                let n = i * width
+                sql += (i == 0 ? "" : ",") + "(" + (1...width).map { "$\(n + $0)" }.joined(separator: ", ") + ")"
+                params += row
+            }
+            try c.query(sql + " " + tail, params)
+            start += rowsPerInsert
+        }
     }
 
     /// Locks the rows of the boards the batch puts (`FOR UPDATE`, so two
@@ -61,20 +81,60 @@ enum PostgresBatch {
     /// when another daemon moved one of them since this one read it: its
     /// revs would collide with theirs, and a change would be lost.
     ///
-    /// A row at another epoch (or none) is being replaced or created by this
-    /// batch: epochs are random per creation, so only the same epoch can be stale.
+    /// A board the batch creates may replace whatever row is there (a PUT
+    /// wins over a board of that name another node created meanwhile). Any
+    /// other must stand at the batch's epoch and base rev: gone means another
+    /// node deleted it, another epoch that it was re-created.
     static func lockAndCheck(_ batch: CommitBatch, on c: PGConnection) throws(PGError) {
-        var firstRev: [String: Int] = [:]
-        for ch in batch.changes where firstRev[ch.board] == nil { firstRev[ch.board] = ch.rev }
-        for b in batch.boards.sorted(by: { $0.name < $1.name }) {   // one lock order for every node: no deadlock
-            let r = try c.query("SELECT epoch, rev FROM foldsync_boards WHERE name = $1 FOR UPDATE", [b.name])
-            guard r.rows == 1, r.text(0, 0) == b.epoch else { continue }
-            let base = firstRev[b.name].map { $0 - 1 } ?? b.rev
-            guard r.int(0, 1) == base else {
-                throw PGError(message: "board '\(b.name)' was moved by another node (it is at rev \(r.int(0, 1) ?? -1), this batch follows rev \(base))",
+        guard !batch.boards.isEmpty else { return }
+        let bases = bases(batch)
+        // One statement; the rows are locked in name order (the sort runs below the lock):
+        // one order for every node, so no deadlock.
+        let names = JSON.array(batch.boards.map { JSON.string($0.name) })
+        let r = try c.query("""
+            SELECT name, epoch, rev FROM foldsync_boards WHERE name IN (SELECT json_array_elements_text($1::json))
+            ORDER BY name FOR UPDATE
+            """, [String(decoding: names.encoded(), as: UTF8.self)])
+        var rows: [String: (epoch: String?, rev: Int?)] = [:]
+        for i in 0..<r.rows { if let n = r.text(i, 0) { rows[n] = (r.text(i, 1), r.int(i, 2)) } }
+        for b in batch.boards where !batch.created.contains(b.name) {
+            guard let row = rows[b.name], row.epoch == b.epoch else {
+                throw PGError(message: "board '\(b.name)' was deleted or re-created by another node", sqlstate: conflictState, connectionLost: false)
+            }
+            let base = bases[b.name] ?? b.rev
+            guard row.rev == base else {
+                throw PGError(message: "board '\(b.name)' was moved by another node (it is at rev \(row.rev ?? -1), this batch follows rev \(base))",
                               sqlstate: conflictState, connectionLost: false)
             }
         }
+    }
+
+    /// The rev each board's changes in the batch follow: where this daemon
+    /// last saw it (a board without changes: its rev in the batch).
+    static func bases(_ batch: CommitBatch) -> [String: Int] {
+        var out: [String: Int] = [:]
+        for ch in batch.changes where out[ch.board] == nil { out[ch.board] = ch.rev - 1 }
+        for b in batch.boards where out[b.name] == nil { out[b.name] = b.rev }
+        return out
+    }
+
+    /// After `lockAndCheck` refused the batch (its transaction still open):
+    /// every board of it that another daemon moved, from where this daemon
+    /// saw it to where it stands.
+    static func caughtUp(_ batch: CommitBatch, on c: PGConnection) throws(PGError) -> [StoreUpdate] {
+        let bases = bases(batch)
+        var out: [StoreUpdate] = []
+        for b in batch.boards where !batch.created.contains(b.name) {
+            let base = bases[b.name] ?? b.rev
+            let r = try c.query("SELECT epoch, rev FROM foldsync_boards WHERE name = $1", [b.name])
+            guard r.rows == 1, let epoch = r.text(0, 0), let rev = r.int(0, 1) else {
+                out.append(.deleted(board: b.name))
+                continue
+            }
+            if epoch == b.epoch && rev == base { continue }
+            out.append(try PostgresFollower.read(b.name, after: (b.epoch, base), to: (epoch, rev), on: c))
+        }
+        return out
     }
 
     /// Our own SQLSTATE-like code for `lockAndCheck`'s refusal (class 40: transaction rollback).

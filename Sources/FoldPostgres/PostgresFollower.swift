@@ -11,62 +11,68 @@ import Glibc
 /// follower thread) owns it and its connection.
 public final class PostgresFollower {
     /// One thing to tell the hub.
-    public enum Update: Sendable {
-        /// Consecutive changes after the position last reported, at `epoch`.
-        case changes(board: String, epoch: String, [StoredChange])
-        /// The board as it stands (another epoch, or the log no longer covers the gap).
-        case board(StoredBoard)
-        case deleted(board: String)
-    }
+    public typealias Update = StoreUpdate
 
     /// The channel every commit notifies (PostgresBatch).
     static let channel = "foldsync"
 
-    private let uri: String
-    private let timeoutMs: Int
-    private var live: PGConnection?
+    private let link: PGLink
+    /// Every board's row as the last scan read it (for the catch-up lag).
+    public private(set) var heads: [String: (epoch: String, rev: Int)] = [:]
+    /// A presence NOTIFY arrived since `takePresenceHeard()` last asked.
+    private var presenceHeard = false
     /// The last position reported per board (what the hub has been told).
     private var seen: [String: (epoch: String, rev: Int)]
 
     /// `positions`: where the hub's boards stand at start.
     public init(uri: String, timeoutMs: Int, positions: [String: (epoch: String, rev: Int)]) {
-        self.uri = uri
-        self.timeoutMs = timeoutMs
+        self.link = PGLink(uri: uri, timeoutMs: timeoutMs) { c throws(PGError) in try c.query("LISTEN \(Self.channel)") }
         self.seen = positions
     }
 
-    private func connection() throws(PGError) -> PGConnection {
-        if let c = live, !c.isBroken { return c }
-        live = nil
-        let c = try PGConnection(uri: uri, timeoutMs: timeoutMs)
-        try c.query("LISTEN \(Self.channel)")
-        live = c
-        return c
-    }
+    /// Connections made again after one broke (any thread).
+    public var reconnects: Int { link.reconnects }
 
     /// Waits up to `waitMs` for a notification, then reports every board that moved.
     public func next(waitMs: Int32) throws(StoreError) -> [Update] {
-        do throws(PGError) {
-            let c = try connection()
-            var p = pollfd(fd: PQsocket(c.handle), events: Int16(POLLIN), revents: 0)
-            if poll(&p, 1, waitMs) > 0 {
-                guard PQconsumeInput(c.handle) == 1 else {
-                    live = nil
-                    throw PGError(message: PGConnection.trimmed(PQerrorMessage(c.handle)), connectionLost: true)
+        try using { c throws(PGError) in
+            // A notification that came during the last scan's queries is already
+            // in libpq's queue, not on the socket: polling first would sleep on it.
+            if !takeNotifications(c) {
+                var p = pollfd(fd: PQsocket(c.handle), events: Int16(POLLIN), revents: 0)
+                if poll(&p, 1, waitMs) > 0 {
+                    guard PQconsumeInput(c.handle) == 1 else {
+                        throw PGError(message: PGConnection.trimmed(PQerrorMessage(c.handle)), connectionLost: true)
+                    }
+                    _ = takeNotifications(c)
                 }
-                while let n = PQnotifies(c.handle) { fs_pq_free_notify(n) }
             }
             return try scan(c)
-        } catch {
-            if error.connectionLost { live = nil }
-            throw error.storeError
         }
     }
 
+    /// Empties libpq's queue of notifications; true when there was one.
+    private func takeNotifications(_ c: PGConnection) -> Bool {
+        var any = false
+        while let n = PQnotifies(c.handle) {
+            any = true
+            if let extra = n.pointee.extra, String(cString: extra) == PostgresPresence.payload { presenceHeard = true }
+            fs_pq_free_notify(n)
+        }
+        return any
+    }
+
+    /// True once after another node announced a changed viewer count.
+    public func takePresenceHeard() -> Bool {
+        defer { presenceHeard = false }
+        return presenceHeard
+    }
+
+    func using<T>(_ body: (PGConnection) throws(PGError) -> T) throws(StoreError) -> T { try link.using(body) }
+
     /// The board as it stands after `after` (at `epoch`), whatever was reported before.
     public func catchUp(board: String, epoch: String, after: Int) throws(StoreError) -> [Update] {
-        do throws(PGError) {
-            let c = try connection()
+        try using { c throws(PGError) in
             let r = try c.query("SELECT epoch, rev FROM foldsync_boards WHERE name = $1", [board])
             guard r.rows == 1, let e = r.text(0, 0), let rev = r.int(0, 1) else {
                 seen[board] = nil
@@ -74,9 +80,6 @@ public final class PostgresFollower {
             }
             seen[board] = (epoch, after)
             return try moved(board, to: (e, rev), on: c)
-        } catch {
-            if error.connectionLost { live = nil }
-            throw error.storeError
         }
     }
 
@@ -84,9 +87,11 @@ public final class PostgresFollower {
         let r = try c.query("SELECT name, epoch, rev FROM foldsync_boards ORDER BY name")
         var out: [Update] = []
         var present: Set<String> = []
+        heads = [:]
         for i in 0..<r.rows {
             guard let name = r.text(i, 0), let epoch = r.text(i, 1), let rev = r.int(i, 2) else { continue }
             present.insert(name)
+            heads[name] = (epoch, rev)
             if let s = seen[name], s.epoch == epoch, s.rev >= rev { continue }
             out += try moved(name, to: (epoch, rev), on: c)
         }
@@ -99,23 +104,31 @@ public final class PostgresFollower {
 
     /// The log rows between the position reported and `to`, or the whole board.
     private func moved(_ name: String, to head: (epoch: String, rev: Int), on c: PGConnection) throws(PGError) -> [Update] {
-        if let s = seen[name], s.epoch == head.epoch, s.rev < head.rev {
+        let u = try Self.read(name, after: seen[name], to: head, on: c)
+        switch u {
+        case .changes: seen[name] = head
+        case .board(let b): seen[name] = (b.epoch, b.rev)
+        case .deleted: seen[name] = nil
+        }
+        return [u]
+    }
+
+    /// A board from `position` to `head`: the log rows in between when they
+    /// are all there, else the board row (or its absence).
+    static func read(_ name: String, after position: (epoch: String, rev: Int)?, to head: (epoch: String, rev: Int),
+                     on c: PGConnection) throws(PGError) -> Update {
+        if let s = position, s.epoch == head.epoch, s.rev < head.rev {
             let r = try c.query("""
                 SELECT rev, ops FROM foldsync_changes WHERE board = $1 AND epoch = $2 AND rev > $3 AND rev <= $4 ORDER BY rev
                 """, [name, head.epoch, String(s.rev), String(head.rev)])
             if r.rows == head.rev - s.rev {
-                seen[name] = head
-                return [.changes(board: name, epoch: head.epoch, (0..<r.rows).map {
+                return .changes(board: name, epoch: head.epoch, (0..<r.rows).map {
                     StoredChange(board: name, rev: r.int($0, 0) ?? 0, ops: r.bytes($0, 1))
-                })]
+                })
             }
         }
         let r = try c.query("SELECT epoch, rev, state FROM foldsync_boards WHERE name = $1", [name])
-        guard r.rows == 1, let epoch = r.text(0, 0), let rev = r.int(0, 1) else {
-            seen[name] = nil
-            return [.deleted(board: name)]
-        }
-        seen[name] = (epoch, rev)
-        return [.board(StoredBoard(name: name, epoch: epoch, rev: rev, state: r.bytes(0, 2)))]
+        guard r.rows == 1, let epoch = r.text(0, 0), let rev = r.int(0, 1) else { return .deleted(board: name) }
+        return .board(StoredBoard(name: name, epoch: epoch, rev: rev, state: r.bytes(0, 2)))
     }
 }

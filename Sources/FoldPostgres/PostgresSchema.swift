@@ -44,6 +44,7 @@ enum PostgresSchema {
                 try conn.query(create)
                 try conn.query("INSERT INTO foldsync_meta(key, value) VALUES('schema', $1)", [String(version)])
             }
+            try conn.query(PostgresPresence.create)
             found = row.rows == 0 ? String(version) : row.text(0, 0) ?? ""
             if let v = Int(found), v < version {
                 // An earlier release's tables: upgraded in place, in this one transaction.

@@ -9,16 +9,11 @@ import FoldCore
 /// Not thread-safe by itself: used at start-up, then only by the committer
 /// thread (the `BoardStore` contract), hence `@unchecked Sendable`.
 public final class PostgresStore: BoardStore, @unchecked Sendable {
-    private let uri: String
-    private let timeoutMs: Int
-    /// nil after a failure that broke it; the next call connects again.
-    private var live: PGConnection?
+    private let link: PGLink
 
     /// Connects and prepares the schema. `timeoutMs` bounds every wait: the
     /// connect, a statement, a row lock.
     public init(uri: String, timeoutMs: Int = 2_000) throws(PostgresOpenError) {
-        self.uri = uri
-        self.timeoutMs = timeoutMs
         let conn: PGConnection
         do throws(PGError) {
             conn = try PGConnection(uri: uri, timeoutMs: timeoutMs)
@@ -26,29 +21,13 @@ public final class PostgresStore: BoardStore, @unchecked Sendable {
             throw .failed(error.storeError)
         }
         try PostgresSchema.prepare(conn)
-        live = conn
+        link = PGLink(uri: uri, timeoutMs: timeoutMs, adopting: conn)
     }
 
-    /// The open connection, or a new one when the last broke.
-    func connection() throws(PGError) -> PGConnection {
-        if let c = live, !c.isBroken { return c }
-        live = nil
-        let c = try PGConnection(uri: uri, timeoutMs: timeoutMs)
-        live = c
-        return c
-    }
+    /// Connections made again after one broke (any thread).
+    public var reconnects: Int { link.reconnects }
 
-    /// Runs `body` on the connection; a failure that lost the connection drops it.
-    @discardableResult
-    func using<T>(_ body: (PGConnection) throws(PGError) -> T) throws(StoreError) -> T {
-        do throws(PGError) {
-            let c = try connection()
-            return try body(c)
-        } catch {
-            if error.connectionLost { live = nil }
-            throw error.storeError
-        }
-    }
+    func using<T>(_ body: (PGConnection) throws(PGError) -> T) throws(StoreError) -> T { try link.using(body) }
 
     public func loadBoards() throws(StoreError) -> [StoredBoard] {
         try using { c throws(PGError) in
@@ -95,11 +74,26 @@ public final class PostgresStore: BoardStore, @unchecked Sendable {
     }
 
     public func commit(_ batch: CommitBatch) throws(StoreError) {
+        var caughtUp: [StoreUpdate] = []
+        do throws(StoreError) {
+            try write(batch, caughtUp: &caughtUp)
+        } catch {
+            var e = error
+            e.caughtUp = caughtUp
+            throw e
+        }
+    }
+
+    private func write(_ batch: CommitBatch, caughtUp: inout [StoreUpdate]) throws(StoreError) {
         try using { c throws(PGError) in
             try c.query("BEGIN")
             do throws(PGError) {
                 try PostgresBatch.write(batch, on: c)
             } catch {
+                if error.sqlstate == PostgresBatch.conflictState {
+                    // Best effort: without it the follower catches the daemon up, only later.
+                    caughtUp = (try? PostgresBatch.caughtUp(batch, on: c)) ?? []
+                }
                 if !error.connectionLost { _ = try? c.query("ROLLBACK") }
                 throw error
             }
@@ -107,8 +101,8 @@ public final class PostgresStore: BoardStore, @unchecked Sendable {
                 try c.query("COMMIT")
             } catch where error.connectionLost {
                 // The COMMIT may or may not have happened: read the outcome back, never guess.
-                live = nil
-                if try PostgresBatch.isCommitted(batch, on: connection()) { return }
+                link.drop()
+                if try PostgresBatch.isCommitted(batch, on: link.connection()) { return }
                 throw error
             }
         }
@@ -127,7 +121,7 @@ public final class PostgresStore: BoardStore, @unchecked Sendable {
     }
 
     /// Ends the session (PostgreSQL has nothing to flush on our side).
-    public func close() { live = nil }
+    public func close() { link.drop() }
 
     public func probe() throws(StoreError) {
         try using { c throws(PGError) in

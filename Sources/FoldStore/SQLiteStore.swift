@@ -104,7 +104,8 @@ public final class SQLiteStore: BoardStore, @unchecked Sendable {
                 s.reset()
                 try s.bind(1, c.board); try s.bind(2, c.rev); try s.bind(3, blob: c.ops)
                 if let r = c.record {
-                    try s.bind(4, batch.now); try s.bind(5, r.actor); try s.bind(6, r.session)
+                    // A record that already has its time (migrate-store) keeps it.
+                    try s.bind(4, r.at > 0 ? r.at : batch.now); try s.bind(5, r.actor); try s.bind(6, r.session)
                     try s.bind(7, blob: r.action); try s.bind(8, blob: r.inverse); try s.bind(9, r.summary)
                 } else {
                     try s.bind(4, batch.now); try s.bind(5, ""); try s.bind(6, "")

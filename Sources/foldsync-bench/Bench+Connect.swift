@@ -25,7 +25,7 @@ extension Bench {
             return
         }
         do {
-            p.fd = try System.startConnect(address)
+            p.fd = try System.startConnect(addresses[p.node])
             try epoll.add(p.fd, token: UInt64(p.slot), events: Epoll.readable | Epoll.writable)
             p.state = .connecting
             p.wantsWrite = true
@@ -41,7 +41,8 @@ extension Bench {
         let key = base64(slot: p.slot)
         let offer = config.offer.joined(separator: ", ")
         let protocols = offer.isEmpty ? "" : "Sec-WebSocket-Protocol: \(offer)\r\n"
-        let request = "GET \(config.path) HTTP/1.1\r\nHost: \(config.host):\(config.port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: \(key)\r\nSec-WebSocket-Version: 13\r\n\(protocols)\r\n"
+        let n = config.allNodes[p.node]
+        let request = "GET \(n.path) HTTP/1.1\r\nHost: \(n.host):\(n.port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: \(key)\r\nSec-WebSocket-Version: 13\r\n\(protocols)\r\n"
         p.tx.append(contentsOf: request.utf8)
         flush(p)
     }

@@ -9,6 +9,13 @@ extension Bench {
             counters.otherMessages += 1
             return
         }
+        if p.role == .writer {
+            switch m[9] {
+            case UInt8(ascii: "a"): return writerAnswer(p, m, n, now: now, ack: true)
+            case UInt8(ascii: "e"): return writerAnswer(p, m, n, now: now, ack: false)
+            default: return
+            }
+        }
         switch m[9] {
         case UInt8(ascii: "p") where m[10] == UInt8(ascii: "a"):
             patch(p, m, n, now: now)

@@ -10,7 +10,8 @@ final class Bench {
     let logger: Logger
     let epoll: Epoll
     let timer: Timer
-    let address: sockaddr_in
+    /// One address per daemon (`BenchConfig.allNodes`).
+    let addresses: [sockaddr_in]
     var peers: [Peer] = []
     /// The last slot: the connection that sends the changes.
     var publisher: Peer { peers[peers.count - 1] }
@@ -49,6 +50,9 @@ final class Bench {
     var titleLength = 40
     var action: [UInt8] = []
 
+    /// Writer mode: writers top their windows up while this holds.
+    var writing = false
+
     // Loop accounting: time inside epoll_wait versus the whole.
     var waitNs: UInt64 = 0
     /// The libwebsockets client (`--client lws`); nil on the epoll loop.
@@ -59,15 +63,29 @@ final class Bench {
         self.logger = logger
         epoll = try Epoll(capacity: 4096)
         timer = try Timer()
-        guard let a = System.ipv4(host: config.host, port: config.port) else {
-            throw UsageError(description: "bad address \(config.host):\(config.port)")
+        addresses = try config.allNodes.map { n in
+            guard let a = System.ipv4(host: n.host, port: n.port) else { throw UsageError(description: "bad address \(n.host):\(n.port)") }
+            return a
         }
-        address = a
         readBuffer = .allocate(byteCount: Self.readSize, alignment: 16)
         try epoll.add(timer.fd, token: Self.timerToken, events: EPOLLIN.rawValue)
-        for i in 0..<config.connections { peers.append(Peer(slot: i, role: .subscriber, board: config.board)) }
-        for i in 0..<config.idle { peers.append(Peer(slot: config.connections + i, role: .idle, board: BenchConfig.idleBoard)) }
-        peers.append(Peer(slot: config.connections + config.idle, role: .publisher, board: nil))
+        if config.writers > 0 {
+            // Writer mode: the writers alone, spread over every daemon.
+            for i in 0..<config.writers {
+                let w = Peer(slot: i, role: .writer, board: nil, node: i % addresses.count)
+                w.writeBoard = config.sharedBoard ? BenchConfig.sharedBoardName : "bench-w\(i)"
+                peers.append(w)
+            }
+        } else {
+            // Subscribers over every daemon but the publisher's (when it has its own).
+            let spread = (0..<addresses.count).filter { $0 != config.publisherNode }
+            let over = spread.isEmpty ? [0] : spread
+            for i in 0..<config.connections { peers.append(Peer(slot: i, role: .subscriber, board: config.board, node: over[i % over.count])) }
+            for i in 0..<config.idle {
+                peers.append(Peer(slot: config.connections + i, role: .idle, board: BenchConfig.idleBoard, node: over[i % over.count]))
+            }
+            peers.append(Peer(slot: config.connections + config.idle, role: .publisher, board: nil, node: config.publisherNode ?? 0))
+        }
         action.reserveCapacity(512)
         if config.client == .lws { lws = try LWSLoop(bench: self) }
     }

@@ -33,7 +33,32 @@ struct BenchConfig: Sendable {
     /// Ramp rates (changes/s), in order; the ramp stops at the first failure.
     var rampRates: [Double] = [50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000, 100_000]
 
+    /// Several daemons of one cluster: subscribers (and writers) spread over
+    /// `nodes` round-robin, the publisher on `publisherNode` (an index of
+    /// `nodes`). Empty: the one daemon of `--url`.
+    var nodes: [Node] = []
+    var publisherNode: Int?
+    /// Writer mode (`--writers N`): N connections each keeping `window`
+    /// actions in flight, every one answered after its commit; no subscribers.
+    var writers = 0
+    var window = 8
+    /// Writers on one board (`--shared-board`, single mode: the contended
+    /// case), else each on its own.
+    var sharedBoard = false
+
+    /// A daemon's address.
+    struct Node: Sendable {
+        var host: String
+        var port: Int
+        var path: String
+        var url: String { "ws://\(host):\(port)\(path)" }
+    }
+
+    /// Every daemon the run talks to: `nodes`, or the one of `--url`.
+    var allNodes: [Node] { nodes.isEmpty ? [Node(host: host, port: port, path: path)] : nodes }
+
     static let idleBoard = "bench-idle"
+    static let sharedBoardName = "bench-shared"
 
     /// The subprotocols offered, in order of preference.
     var offer: [String] {
@@ -91,18 +116,42 @@ extension BenchConfig {
 
     static let options: [BenchOption] = [
         BenchOption(key: "url", value: "URL", help: "daemon WebSocket URL (default ws://127.0.0.1:7681/ws)") { c, v in
-            guard v.hasPrefix("ws://") else { return "expects ws://HOST:PORT/PATH, got '\(v)'" }
-            let rest = v.dropFirst(5)
-            let hostPort = rest.prefix { $0 != "/" }
-            let path = rest.dropFirst(hostPort.count)
-            guard let colon = hostPort.lastIndex(of: ":"), let port = Int(hostPort[hostPort.index(after: colon)...]),
-                  (1...65535).contains(port) else { return "expects ws://HOST:PORT/PATH, got '\(v)'" }
-            var host = String(hostPort[..<colon])
-            if host == "localhost" { host = "127.0.0.1" }
-            guard System.ipv4(host: host, port: port) != nil else { return "expects an IPv4 address, got '\(host)'" }
-            c.host = host
-            c.port = port
-            c.path = path.isEmpty ? "/ws" : String(path)
+            switch node(v) {
+            case .failure(let e): return e.description
+            case .success(let n):
+                c.host = n.host
+                c.port = n.port
+                c.path = n.path
+                return nil
+            }
+        },
+        BenchOption(key: "urls", value: "URL,URL,...", help: "several daemons of one cluster: subscribers and writers spread over them") { c, v in
+            var nodes: [Node] = []
+            for u in v.split(separator: ",") {
+                switch node(String(u)) {
+                case .failure(let e): return e.description
+                case .success(let n): nodes.append(n)
+                }
+            }
+            guard !nodes.isEmpty else { return "expects at least one URL" }
+            c.nodes += nodes
+            return nil
+        },
+        BenchOption(key: "publisher-url", value: "URL", help: "with --urls: the daemon the publisher sends to (default: the first)") { c, v in
+            switch node(v) {
+            case .failure(let e): return e.description
+            case .success(let n):
+                c.nodes.append(n)
+                c.publisherNode = c.nodes.count - 1
+                return nil
+            }
+        },
+        BenchOption(key: "writers", value: "N", help: "writer mode: N connections writing as fast as acks come (no subscribers)",
+                    apply: int(1...100_000) { $0.writers = $1 }),
+        BenchOption(key: "window", value: "W", help: "writer mode: actions in flight per connection (default 8)",
+                    apply: int(1...10_000) { $0.window = $1 }),
+        BenchOption(key: "shared-board", value: "", help: "writer mode: every writer on one single-mode board (default: a board each)") { c, _ in
+            c.sharedBoard = true
             return nil
         },
         BenchOption(key: "board", value: "NAME", help: "board to create/replace and subscribe to (default bench)") { c, v in
@@ -158,6 +207,21 @@ extension BenchConfig {
         },
     ]
 
+    /// `ws://HOST:PORT/PATH`, HOST an IPv4 address (or localhost).
+    static func node(_ v: String) -> Result<Node, UsageError> {
+        let bad = UsageError(description: "expects ws://HOST:PORT/PATH, got '\(v)'")
+        guard v.hasPrefix("ws://") else { return .failure(bad) }
+        let rest = v.dropFirst(5)
+        let hostPort = rest.prefix { $0 != "/" }
+        let path = rest.dropFirst(hostPort.count)
+        guard let colon = hostPort.lastIndex(of: ":"), let port = Int(hostPort[hostPort.index(after: colon)...]),
+              (1...65535).contains(port) else { return .failure(bad) }
+        var host = String(hostPort[..<colon])
+        if host == "localhost" { host = "127.0.0.1" }
+        guard System.ipv4(host: host, port: port) != nil else { return .failure(UsageError(description: "expects an IPv4 address, got '\(host)'")) }
+        return .success(Node(host: host, port: port, path: path.isEmpty ? "/ws" : String(path)))
+    }
+
     static func parse(_ args: [String]) throws -> BenchConfig {
         var c = BenchConfig()
         var i = 0
@@ -184,6 +248,8 @@ extension BenchConfig {
             if let why = o.apply(&c, value) { throw UsageError(description: "--\(key) \(why)") }
             i += 1
         }
+        if c.nodes.count > 1 && c.client == .lws { throw UsageError(description: "--urls needs the epoll client") }
+        if c.publisherNode != nil && c.nodes.count < 2 { throw UsageError(description: "--publisher-url goes with --urls") }
         return c
     }
 

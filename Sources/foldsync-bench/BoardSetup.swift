@@ -4,9 +4,9 @@ import Glibc
 /// Creates the benchmark's boards over HTTP before the run: one blocking
 /// request each, with a bounded wait.
 enum BoardSetup {
-    /// A multi-mode board of `sections` sections `s0`..., each with `items` string items.
-    static func document(sections: Int, items: Int) -> [UInt8] {
-        var out = Array(#"{"mode":"multi","sections":["#.utf8)
+    /// A board of `sections` sections `s0`..., each with `items` string items (multi mode unless `single`).
+    static func document(sections: Int, items: Int, single: Bool = false) -> [UInt8] {
+        var out = Array(#"{"mode":"\#(single ? "single" : "multi")","sections":["#.utf8)
         for s in 0..<sections {
             if s > 0 { out.append(UInt8(ascii: ",")) }
             out += Array(#"{"id":"s"#.utf8)
@@ -76,5 +76,34 @@ enum BoardSetup {
             if response.count > 16 << 20 || isComplete(response) { break }
         }
         return response.isEmpty ? nil : response
+    }
+
+    /// `GET /api/boards/NAME`: the answer's JSON (board, epoch, rev, state), nil when not 200.
+    static func get(board: String, host: String, port: Int) -> JSON? {
+        let head = "GET /api/boards/\(board) HTTP/1.1\r\nHost: \(host):\(port)\r\nConnection: close\r\n\r\n"
+        guard let r = exchange(Array(head.utf8), host: host, port: port, timeoutSeconds: 10),
+              String(decoding: r.prefix(12), as: UTF8.self) == "HTTP/1.1 200" else { return nil }
+        let end: Int = r.withUnsafeBufferPointer { Scan.find("\r\n\r\n", in: $0.baseAddress!, from: 0, to: $0.count) }
+        guard end >= 0 else { return nil }
+        return try? JSONParser.parse(Array(r[(end + 4)...]), maxDepth: 64)
+    }
+
+    /// Creates the board on the first node, then waits (bounded) until every
+    /// node shows it at the same epoch and rev: a subscriber must not get the
+    /// old board's snapshot. Nil on success, else what went wrong.
+    static func putEverywhere(board: String, body: [UInt8], nodes: [BenchConfig.Node], home: Int) -> String? {
+        let h = nodes[home]
+        if let why = put(board: board, body: body, host: h.host, port: h.port) { return why }
+        guard let created = get(board: board, host: h.host, port: h.port), let epoch = created["epoch"]?.stringValue else {
+            return "board '\(board)' not readable after its PUT"
+        }
+        let deadline = System.nowNs() + 30_000_000_000
+        for n in nodes {
+            while get(board: board, host: n.host, port: n.port)?["epoch"]?.stringValue != epoch {
+                if System.nowNs() > deadline { return "\(n.url) did not show board '\(board)' at epoch \(epoch) within 30 s" }
+                usleep(20_000)
+            }
+        }
+        return nil
     }
 }

@@ -3,11 +3,13 @@ import FoldTransport
 /// One WebSocket connection of the benchmark. Owned by `Bench`, touched only
 /// by its single thread.
 final class Peer {
-    enum Role { case subscriber, idle, publisher }
+    enum Role { case subscriber, idle, publisher, writer }
     enum State { case connecting, handshaking, open, closed }
 
     let slot: Int
     let role: Role
+    /// Which daemon it talks to: an index of `BenchConfig.allNodes`.
+    let node: Int
     var fd: Int32 = -1
     /// The libwebsockets connection (`--client lws`); `fd` stays -1 then.
     var socket: ClientSocket?
@@ -36,9 +38,18 @@ final class Peer {
     var deliveries = 0
     var mask: UInt32
 
-    init(slot: Int, role: Role, board: String?) {
+    /// Writer mode: the board written, the next seq, and each action's send time by seq.
+    var writeBoard = ""
+    var writeSeq = 0
+    var sentAt: [Int: UInt64] = [:]
+    /// Writer mode: the revs acknowledged, and the seq of the title acknowledged at the highest rev.
+    var ackedRevs: [Int] = []
+    var titleAt: (rev: Int, seq: Int) = (-1, -1)
+
+    init(slot: Int, role: Role, board: String?, node: Int = 0) {
         self.slot = slot
         self.role = role
+        self.node = node
         self.board = board
         mask = UInt32(truncatingIfNeeded: slot &* 2_654_435_761 &+ 0x9E37_79B9)
     }

@@ -128,3 +128,28 @@ extension Report {
         return String(decoding: out, as: UTF8.self)
     }
 }
+
+extension Report {
+    /// Writer mode, for people.
+    static func writerLine(_ w: WriteResult, _ c: WriterCheck, config: BenchConfig) -> String {
+        "\(config.writers) writers on \(config.allNodes.count) daemon(s), \(config.sharedBoard ? "one shared board" : "a board each"), window \(config.window): "
+            + "\(f(w.acksPerSecond, 0)) acknowledged changes/s over \(f(w.seconds)) s (\(w.acks) acks, \(w.errors) errors, \(w.unanswered) unanswered); "
+            + "ack p50 \(f(w.p50)) p99 \(f(w.p99)) max \(f(w.max)) ms; check: \(c.ok ? "ok" : "FAILED") "
+            + "(lost titles \(c.lostTitles), rev mismatches \(c.revMismatches), accordion \(c.accordionHolds ? "held" : "BROKEN"), diverged \(c.diverged))"
+    }
+
+    static func writerJSON(_ w: WriteResult, _ c: WriterCheck, config: BenchConfig) -> String {
+        let fields: [(String, JSON)] = [
+            ("mode", .string("writers")), ("writers", .int(config.writers)), ("nodes", .int(config.allNodes.count)),
+            ("shared_board", .bool(config.sharedBoard)), ("window", .int(config.window)),
+            ("seconds", .number(f(w.seconds, 3))), ("sent", .int(w.sent)), ("acks", .int(w.acks)),
+            ("acks_per_second", .number(f(w.acksPerSecond, 1))), ("errors", .int(w.errors)), ("unanswered", .int(w.unanswered)),
+            ("ack_ms", .object(JSONObject([("p50", .number(f(w.p50, 3))), ("p99", .number(f(w.p99, 3))), ("max", .number(f(w.max, 3)))]))),
+            ("check_ok", .bool(c.ok)), ("lost_titles", .int(c.lostTitles)), ("rev_mismatches", .int(c.revMismatches)),
+            ("accordion_holds", .bool(c.accordionHolds)), ("diverged", .int(c.diverged)), ("final_revs", .int(c.finalRevs)),
+        ]
+        var out: [UInt8] = []
+        JSON.object(JSONObject(fields)).encode(into: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+}

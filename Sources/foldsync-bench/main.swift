@@ -35,18 +35,26 @@ guard needed <= limit else {
     exit(2)
 }
 
-let daemon = config.pid.map { DaemonProcess(pid: $0) } ?? DaemonProcess.find(listeningOn: config.port)
+let daemon = config.pid.map { DaemonProcess(pid: $0) } ?? DaemonProcess.find(listeningOn: config.allNodes[config.publisherNode ?? 0].port)
 if daemon == nil { logger.info("daemon process not found on this machine: no CPU/RSS figures") }
 
-let board = BoardSetup.document(sections: config.sections, items: config.items)
+// The boards, created on the publisher's daemon and seen by every other first.
 // A plain broadcaster (the peer) has no boards to set up.
-if config.wire == .foldsync, let why = BoardSetup.put(board: config.board, body: board, host: config.host, port: config.port) {
-    logger.error("cannot create board '\(config.board)': \(why)")
-    exit(1)
+var boards: [(String, [UInt8])] = []
+if config.writers > 0 {
+    let sections = config.sharedBoard ? max(config.writers, 10) : 10
+    boards = config.sharedBoard
+        ? [(BenchConfig.sharedBoardName, BoardSetup.document(sections: sections, items: 0, single: true))]
+        : (0..<config.writers).map { ("bench-w\($0)", BoardSetup.document(sections: sections, items: 0)) }
+} else if config.wire == .foldsync {
+    boards = [(config.board, BoardSetup.document(sections: config.sections, items: config.items))]
+    if config.idle > 0 { boards.append((BenchConfig.idleBoard, BoardSetup.document(sections: 3, items: 0))) }
 }
-if config.wire == .foldsync, config.idle > 0, let why = BoardSetup.put(board: BenchConfig.idleBoard, body: BoardSetup.document(sections: 3, items: 0), host: config.host, port: config.port) {
-    logger.error("cannot create board '\(BenchConfig.idleBoard)': \(why)")
-    exit(1)
+for (name, body) in boards {
+    if let why = BoardSetup.putEverywhere(board: name, body: body, nodes: config.allNodes, home: config.publisherNode ?? 0) {
+        logger.error("cannot create board '\(name)': \(why)")
+        exit(1)
+    }
 }
 
 let bench: Bench
@@ -64,13 +72,25 @@ report.idle = config.idle
 report.protocolOffered = config.offer.joined(separator: ", ")
 report.daemonPID = daemon?.pid
 let setupCPU0 = daemon?.cpuSeconds()
-let total = config.connections + config.idle + 1
+let total = bench.peers.count
 report.setupSeconds = bench.connectAll(timeoutSeconds: 60 + Double(total) / 200)
 report.connectFailures = bench.failures + (total - bench.readyCount - bench.failures)
 report.negotiated = bench.negotiated
 if let a = setupCPU0, let b = daemon?.cpuSeconds() { report.daemonCPUSetupSeconds = b - a }
 report.daemonRSSAfterSetupMiB = daemon?.memoryMiB()?.rss
 say("set up \(bench.readyCount) connections in \(Report.f(report.setupSeconds)) s; negotiated \(report.negotiatedText)", json: config.json)
+if config.writers > 0 {
+    let open = bench.peers.count { $0.state == .open }
+    guard open == config.writers else {
+        logger.error("set-up failed: \(open) of \(config.writers) writers connected")
+        exit(1)
+    }
+    let w = bench.write(seconds: config.duration)
+    let check = WriterCheck.run(bench)
+    say(Report.writerLine(w, check, config: config), json: config.json)
+    if config.json { say(Report.writerJSON(w, check, config: config), json: false) }
+    exit(check.ok && w.errors == 0 && w.unanswered == 0 ? 0 : 3)
+}
 guard bench.publisher.state == .open, bench.openSubscribers > 0 else {
     logger.error("set-up failed: \(bench.openSubscribers) subscribers, publisher \(bench.publisher.state)")
     exit(1)

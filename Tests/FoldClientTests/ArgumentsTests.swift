@@ -24,6 +24,17 @@ import Testing
         #expect(b.options.token == "t2")
     }
 
+    /// Several daemons: `--url` repeated or a comma list, in order; the environment's too.
+    @Test func severalURLs() throws {
+        let a = try parse(["show", "--url", "ws://a/ws,ws://b/ws", "--url=ws://c/ws"]).get()
+        #expect(a.options.urls == ["ws://a/ws", "ws://b/ws", "ws://c/ws"])
+        #expect(a.options.url == "ws://a/ws")
+        let b = try parse(["show"], env: ["FOLDSYNC_URL": "ws://e/ws,ws://f/ws"]).get()
+        #expect(b.options.urls == ["ws://e/ws", "ws://f/ws"])
+        #expect(try parse(["show", "--url", "ws://g/ws"], env: ["FOLDSYNC_URL": "ws://e/ws,ws://f/ws"]).get().options.urls == ["ws://g/ws"])
+        #expect(throws: UsageError.self) { try parse(["show", "--url", "ws://a/ws,,ws://b/ws"]).get() }
+    }
+
     @Test func addSectionAndOtherCommands() throws {
         #expect(try parse(["add-section", "T", "--items", "a,b", "--at", "2", "--id", "x"]).get().command
                 == .addSection(title: "T", items: ["a", "b"], at: 2, id: "x"))

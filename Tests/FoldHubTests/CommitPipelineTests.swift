@@ -67,7 +67,7 @@ import Testing
         let refused = h.read(1)
         #expect(refused.map(\.code) == ["internal"] && refused[0]["id"]?.stringValue == "a")
         #expect(h.hub.board("default")?.rev == 0 && h.hub.storeFault == "disk full")
-        #expect(h.hub.statusLine.hasPrefix("store refusing writes"))
+        #expect(h.hub.statusLine.hasPrefix("not ready: store ./foldsync.db refuses writes: disk full"))
 
         h.act(1, .toggle, #""section":"s0""#, tag: "b")
         #expect(h.read(1).map(\.code) == ["internal"] && h.commits.isEmpty, "writes are refused at once")

@@ -22,6 +22,8 @@ final class HubHarness {
     var notifications: [String] = []
     /// `catchUp` requests, as `board epoch after`.
     var catchUps: [String] = []
+    /// `board viewers` for each `sharePresence`, in order.
+    var shared: [String] = []
     /// Answer every commit at once (else the test calls `finishCommits`).
     var autoCommit = false
     /// Keep history reads until `finishReads` (else they are answered at once, from `store`).
@@ -70,6 +72,7 @@ final class HubHarness {
         case .reloaded(let r): reports.append(r)
         case .notify(let m): notifications.append(m)
         case .catchUp(let board, let epoch, let after): catchUps.append("\(board) \(epoch) \(after)")
+        case .sharePresence(let board, let count): shared.append("\(board) \(count.viewers)")
         case .readHistory(let r):
             if holdReads { heldReads.append(r) } else { answer(r) }
         case .wakeAt, .stopAccepting, .stopServer: break

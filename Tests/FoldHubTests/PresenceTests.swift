@@ -83,4 +83,25 @@ import Testing
         h.advance(seconds: 1)
         #expect(presences(h, since: mark) == [1])
     }
+
+    /// A shared store: the count shown adds the other nodes' viewers, this
+    /// node's own count is handed to the heartbeat, and a node that drops out
+    /// of the heartbeat rows drops out of the count.
+    @Test func otherNodesViewersAreCounted() {
+        let h = HubHarness()
+        h.open(1)
+        h.subscribe(1)
+        h.advance(seconds: 1)
+        #expect(h.shared == ["default 1"])
+        let mark = h.effects.count
+        h.feed(.remote(.presence(["default": ViewerCount(viewers: 3, following: 2), "other": ViewerCount(viewers: 2, following: 2)])))
+        h.advance(seconds: 1)
+        #expect(presences(h, since: mark) == [4])
+        h.feed(.remote(.presence(["default": ViewerCount(viewers: 3, following: 2), "other": ViewerCount(viewers: 5, following: 5)])))
+        h.advance(seconds: 1)
+        #expect(presences(h, since: mark) == [4], "a board nobody here watches changes nothing")
+        h.feed(.remote(.presence([:])))
+        h.advance(seconds: 1)
+        #expect(presences(h, since: mark) == [4, 1])
+    }
 }

@@ -80,18 +80,25 @@ import Testing
 /// A batch a shared store refused (another node moved the board first): its
 /// actions wait for the catch-up, then apply on the newer state.
 @Suite struct MovedBatchTests {
-    @Test func refusedActionsAreAppliedAgainOnTheCaughtUpState() throws {
+    /// A subscribed client's `toggle s2` (tagged `tag`), refused as moved.
+    func refusedToggle(tag: String) -> HubHarness {
         let h = HubHarness()
         h.open(1)
         h.subscribe(1)
         _ = h.read(1)
-        h.act(1, .toggle, #""section":"s2""#, tag: "mine")
+        h.act(1, .toggle, #""section":"s2""#, tag: tag)
         let refused = h.commits.removeFirst()
         h.feed(.committed(.moved(batch: refused.id, reason: "moved")))
+        return h
+    }
+
+    /// Another node's rev 1: s1 opened.
+    let theirs = StoredChange(board: "default", rev: 1, ops: Array(#"[{"op":"replace","path":"/sections/1/expanded","value":true}]"#.utf8))
+
+    @Test func refusedActionsAreAppliedAgainOnTheCaughtUpState() throws {
+        let h = refusedToggle(tag: "mine")
         #expect(h.read(1).isEmpty, "neither an answer nor a patch yet")
         #expect(h.catchUps == ["default e0 0"])
-        // The other node had opened s1 at rev 1.
-        let theirs = StoredChange(board: "default", rev: 1, ops: Array(#"[{"op":"replace","path":"/sections/1/expanded","value":true}]"#.utf8))
         h.feed(.remote(.changes(board: "default", epoch: "e0", [theirs])))
         #expect(h.read(1).map(\.rev) == [1])
         h.finishCommits()
@@ -108,8 +115,60 @@ import Testing
         h.act(1, .toggle, #""section":"s2","ifRev":0"#, tag: "mine")
         let refused = h.commits.removeFirst()
         h.feed(.committed(.moved(batch: refused.id, reason: "moved")))
-        let theirs = StoredChange(board: "default", rev: 1, ops: Array(#"[{"op":"replace","path":"/sections/1/expanded","value":true}]"#.utf8))
         h.feed(.remote(.changes(board: "default", epoch: "e0", [theirs])))
         #expect(h.read(1).map(\.code) == ["conflict"])
+    }
+
+    /// Requests that come while the board waits for its catch-up queue behind
+    /// the held ones, instead of building another batch on the stale head.
+    @Test func newRequestsWaitBehindTheCatchUp() throws {
+        let h = refusedToggle(tag: "first")
+        h.act(1, .toggle, #""section":"s0""#, tag: "second")
+        #expect(h.commits.isEmpty, "nothing built on the stale head")
+        h.feed(.remote(.changes(board: "default", epoch: "e0", [theirs])))
+        h.finishCommits()
+        let acks = h.read(1).filter { $0.type == "ack" }
+        #expect(acks.map { $0["id"]?.stringValue } == ["first", "second"])
+        #expect(acks.map(\.rev) == [2, 3])
+    }
+
+    /// A store failure answers what waits for a catch-up at once (`internal`), never later.
+    @Test func aFailureAnswersHeldRequestsAtOnce() throws {
+        let h = refusedToggle(tag: "first")
+        h.act(1, .toggle, #""section":"s0""#, tag: "other-board-write")
+        h.feed(.http(HubRequest(id: 7, method: "PUT", path: "/api/boards/second", body: Array(#"{"mode":"multi","sections":[]}"#.utf8))))
+        h.store.failure = "connection refused"
+        h.finishCommits()
+        let answers = h.read(1)
+        #expect(answers.map(\.code) == ["internal", "internal"], "\(answers)")
+        h.act(1, .toggle, #""section":"s0""#, tag: "during")
+        #expect(h.read(1).map(\.code) == ["internal"])
+    }
+
+    /// A delete is an intent too: refused as moved, it deletes the board as it has become.
+    @Test func aRefusedDeleteIsAppliedAgain() {
+        let h = HubHarness()
+        h.feed(.http(HubRequest(id: 9, method: "DELETE", path: "/api/boards/default")))
+        let refused = h.commits.removeFirst()
+        h.feed(.committed(.moved(batch: refused.id, reason: "moved")))
+        #expect(h.responses[9] == nil, "not refused")
+        h.feed(.remote(.changes(board: "default", epoch: "e0", [theirs])))
+        h.finishCommits()
+        #expect(h.responses[9]?.status == 204)
+        #expect(h.hub.board("default") == nil)
+    }
+}
+
+/// `/metrics` for a shared store: reconnects as counted, and the revs this
+/// node has not applied of what the follower last read.
+@Suite struct StoreMetricsTests {
+    @Test func catchUpLagAndReconnects() {
+        let h = HubHarness()
+        let heads = ["default": BoardHead(epoch: "e0", rev: 3), "elsewhere": BoardHead(epoch: "x", rev: 4)]
+        let text = h.hub.metricsText(transport: TransportFigures(), store: StoreFigures(reconnects: 2, heads: heads))
+        #expect(text.contains("\nfoldsync_store_reconnects_total 2\n"))
+        // default: 3 revs behind; elsewhere, unknown here: its 4 revs and its creation.
+        #expect(text.contains("\nfoldsync_catchup_lag_revs 8\n"))
+        #expect(h.hub.metricsText(transport: TransportFigures()).contains("\nfoldsync_catchup_lag_revs 0\n"))
     }
 }

@@ -16,6 +16,7 @@ import Testing
         for rev in 1...5 {
             var batch = CommitBatch(historyLimit: 3)
             batch.boards = [board("a", rev: rev)]
+            if rev == 1 { batch.created = ["a"] }
             batch.changes = [StoredChange(board: "a", rev: rev, ops: Array(#"[{"op":"add","path":"/n","value":\#(rev)}]"#.utf8))]
             try store.commit(batch)
         }
@@ -30,6 +31,34 @@ import Testing
         #expect(try store.loadBoards().isEmpty)
         #expect(try store.loadChanges(board: "a", after: 0).isEmpty)
         try store.probe()
+    }
+
+    /// Two boards pruned in one commit, each by its own bound: the oldest
+    /// changes go up to the first young one; young ones stay past the last N.
+    @Test func eachBoardIsPrunedOldestFirstInOneCommit() throws {
+        let uri = try PostgresServer.shared().createDatabase()
+        let store = try PostgresStore(uri: uri)
+        defer { store.close() }
+        let day = 86_400_000, now = 100 * day
+        let record = ChangeRecord(actor: "a", session: "http", action: Array("{}".utf8), inverse: Array("[]".utf8), summary: "s")
+        func fill(_ name: String, _ revs: ClosedRange<Int>, at: Int, into batch: inout CommitBatch) {
+            batch.boards.append(board(name, rev: revs.upperBound))
+            batch.changes += revs.map { StoredChange(board: name, rev: $0, ops: Array("[]".utf8),
+                                                      record: ChangeRecord(at: at, actor: record.actor, session: record.session,
+                                                                           action: record.action, inverse: record.inverse, summary: record.summary)) }
+        }
+        var old = CommitBatch(historyLimit: 5, now: now - 3 * day, keepMs: day)
+        old.created = ["a", "b"]
+        fill("a", 1...20, at: now - 3 * day, into: &old)
+        fill("b", 1...10, at: now - 3 * day, into: &old)
+        try store.commit(old)
+        var young = CommitBatch(historyLimit: 5, now: now, keepMs: day)
+        fill("a", 21...30, at: now - day / 2, into: &young)
+        fill("b", 11...11, at: now, into: &young)
+        try store.commit(young)
+        // a: 1...20 older than a day go, 21...30 are young (25 and below too); b: only the last 5.
+        #expect(try store.loadChanges(board: "a", after: 0).map(\.rev) == Array(21...30))
+        #expect(try store.loadChanges(board: "b", after: 0).map(\.rev) == Array(7...11))
     }
 
     @Test func createIfAbsentCreatesOnce() throws {
@@ -88,6 +117,7 @@ import Testing
         for rev in 1...4 {
             var batch = CommitBatch(historyLimit: 1, now: rev * day, keepMs: 2 * day)
             batch.boards = [board("a", rev: rev)]
+            if rev == 1 { batch.created = ["a"] }
             batch.changes = [StoredChange(board: "a", rev: rev, ops: Array("[]".utf8), record: ChangeRecord(
                 actor: "alice", session: "c\(rev)", action: Array(#"{"type":"toggle","section":"s0"}"#.utf8),
                 inverse: Array("[]".utf8), summary: "toggle s0"))]
@@ -132,12 +162,31 @@ import Testing
         #expect(try a.createIfAbsent(StoredBoard(name: "x", epoch: "e", rev: 0, state: Array(#"{"n":0}"#.utf8))))
         try a.commit(batch([change("x", 1)]))
         // b still believes x is at rev 0: its rev 1 would collide with a's.
-        #expect(throws: StoreError.self) { try b.commit(batch([change("x", 1)])) }
+        // The refusal says what b missed, read while the row was locked.
+        #expect { try b.commit(batch([change("x", 1)])) } throws: { error in
+            guard let e = error as? StoreError, e.moved, case .changes("x", "e", let missed)? = e.caughtUp.first else { return false }
+            return missed.map(\.rev) == [1] && e.caughtUp.count == 1
+        }
         #expect(try b.loadChanges(board: "x", after: 0).map(\.rev) == [1])
         // Built on the real head, it goes through.
         try b.commit(batch([change("x", 2), change("x", 3)].map { $0 }))
         #expect(try a.loadBoards().map(\.rev) == [3])
         #expect(try a.loadChanges(board: "x", after: 0).map(\.rev) == [1, 2, 3])
+    }
+
+    /// A write built on a board another node deleted (or re-created) is refused, not a resurrection.
+    @Test func aBatchOnADeletedOrRecreatedBoardIsRefused() throws {
+        let uri = try PostgresServer.shared().createDatabase()
+        let a = try PostgresStore(uri: uri), b = try PostgresStore(uri: uri)
+        #expect(try a.createIfAbsent(StoredBoard(name: "x", epoch: "e", rev: 0, state: Array(#"{"n":0}"#.utf8))))
+        var gone = CommitBatch(historyLimit: 100)
+        gone.deletions = ["x"]
+        try a.commit(gone)
+        #expect { try b.commit(batch([change("x", 1)])) } throws: { ($0 as? StoreError)?.moved == true }
+        #expect(try a.loadBoards().isEmpty)
+        #expect(try a.createIfAbsent(StoredBoard(name: "x", epoch: "new", rev: 0, state: Array(#"{"n":0}"#.utf8))))
+        #expect { try b.commit(batch([change("x", 1)])) } throws: { ($0 as? StoreError)?.moved == true }
+        #expect(try a.loadBoards().map(\.epoch) == ["new"])
     }
 
     @Test func racingNodesNeverShareARev() throws {

@@ -57,15 +57,15 @@ final class LogBuffer: Sendable {
     let text = PthreadLocked("")
 }
 
-/// A string behind a pthread mutex (which ThreadSanitizer understands,
+/// A value behind a pthread mutex (which ThreadSanitizer understands,
 /// unlike `Synchronization.Mutex`'s contended path).
-public final class PthreadLocked: @unchecked Sendable {
-    private var value: String
+public final class PthreadLocked<Value>: @unchecked Sendable {
+    private var value: Value
     private let lock = NSLock()
 
-    public init(_ value: String) { self.value = value }
+    public init(_ value: Value) { self.value = value }
 
-    public func withLock<R>(_ body: (inout String) throws -> R) rethrows -> R {
+    public func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
         lock.lock()
         defer { lock.unlock() }
         return try body(&value)

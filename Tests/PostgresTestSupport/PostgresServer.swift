@@ -60,6 +60,28 @@ public final class PostgresServer: @unchecked Sendable {
         _ = try? tool("pg_ctl", ["-D", "\(directory)/data", "-m", mode, "-w", "-t", "30", "stop"])
     }
 
+    /// SIGKILL to the postmaster: the server dies with no shutdown at all
+    /// (its backends follow when they notice). Returns once the postmaster is
+    /// gone; `start()` then runs crash recovery.
+    public func kill9() throws {
+        let text = try String(contentsOfFile: "\(directory)/data/postmaster.pid", encoding: .utf8)
+        guard let pid = text.split(separator: "\n").first.flatMap({ Int32($0) }) else {
+            throw PostgresHarnessError("no pid in postmaster.pid")
+        }
+        Glibc.kill(pid, SIGKILL)
+        let deadline = Date().addingTimeInterval(10)
+        while Glibc.kill(pid, 0) == 0 && Date() < deadline { usleep(10_000) }
+    }
+
+    /// `start()`, tried again for up to `seconds` while the backends of a
+    /// killed server still hold its shared memory.
+    public func restartAfterCrash(seconds: Double = 20) throws {
+        let deadline = Date().addingTimeInterval(seconds)
+        while true {
+            do { return try start() } catch where Date() < deadline { usleep(200_000) }
+        }
+    }
+
     /// A fresh, empty database owned by `foldsync`; its URI.
     public func createDatabase() throws -> String {
         let name = lock.withLock { () -> String in

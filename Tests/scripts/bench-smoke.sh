@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Smoke test of the benchmark: starts the debug daemon on port 0 with a temp
 # store, runs foldsync-bench for 2 s with 50 connections on each client
-# (--client epoll, then --client lws), and fails unless delivery was complete.
+# (--client epoll, then --client lws), and fails unless delivery was complete;
+# then writer mode, which must pass its check.
 # Every wait is bounded.
 #   Tests/scripts/bench-smoke.sh            (builds the debug products first)
 #   BUILD=0 Tests/scripts/bench-smoke.sh    (uses what is built)
@@ -26,7 +27,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-"$bin/foldsyncd" --listen 127.0.0.1:0 --db "$dir/smoke.db" >"$dir/daemon.log" 2>&1 &
+"$bin/foldsyncd" --listen 127.0.0.1:0 --db "$dir/smoke.db" --max-actions-per-second 1000000 --action-burst 1000000 >"$dir/daemon.log" 2>&1 &
 daemon_pid=$!
 
 port=""
@@ -53,6 +54,20 @@ for client in epoll lws; do
         echo "bench-smoke: complete delivery (--client $client)" >&2
     else
         echo "bench-smoke: delivery was not complete (--client $client)" >&2
+        status=1
+    fi
+done
+
+# Writer mode (the cluster benchmark's (b) and (c), here on one daemon): every
+# action answered, and the check against GET passes (nothing acknowledged
+# lost, every rev acknowledged once, the accordion held on the shared board).
+for shared in "" --shared-board; do
+    summary="$(timeout 60 "$bin/foldsync-bench" --url "ws://127.0.0.1:$port/ws" --writers 5 --window 4 --duration 1 $shared --json 2>/dev/null)" || true
+    echo "$summary"
+    if [[ "$summary" == *'"check_ok":true'* && "$summary" == *'"errors":0'* && "$summary" == *'"unanswered":0'* ]]; then
+        echo "bench-smoke: writers checked ${shared:-(a board each)}" >&2
+    else
+        echo "bench-smoke: writer check failed ${shared:-(a board each)}" >&2
         status=1
     fi
 done

@@ -10,12 +10,15 @@
 // token: no separators, no spaces), as a first `auth` message. The secret is
 // never put in the URL and never logged.
 
-// The terminal client's numbers (Sources/FoldClient/Mirror/Backoff.swift,
+// The terminal client's numbers (Sources/FoldCore/Support/Backoff.swift,
 // `Backoff(base: 0.5, cap: 10)`), so every client of a restarted daemon
 // comes back within the same bound.
 export const BACKOFF_BASE_MS = 500;
 export const BACKOFF_CAP_MS = 10000;
 
+// Whatever host served the page: behind a load balancer, its address, so a
+// reconnect after a daemon dies goes through it to another daemon. Every
+// other URL the dashboard uses is a path on the same host (/api/..., /app.js).
 export function socketURL(loc = window.location) {
   return `${loc.protocol === 'https:' ? 'wss:' : 'ws:'}//${loc.host}/ws`;
 }

@@ -16,9 +16,12 @@ public enum Arguments {
 
     static func parseThrowing(_ args: [String], environment: [String: String]) throws(UsageError) -> Invocation {
         var options = ClientOptions()
-        if let url = environment["FOLDSYNC_URL"], !url.isEmpty { options.url = url }
+        if let list = environment["FOLDSYNC_URL"], !list.isEmpty {
+            options.urls = try urlList([list], from: "FOLDSYNC_URL")
+        }
         if let token = environment["FOLDSYNC_TOKEN"], !token.isEmpty { options.token = token }
         var values: [String: String] = [:]
+        var urls: [String] = []
         var help = false
         var positional: [String] = []
         var i = 0
@@ -54,11 +57,12 @@ public enum Arguments {
                     i += 1
                 }
                 values[name] = value
+                if name == "--url" { urls.append(value) }
             } else {
                 throw UsageError("unknown option \(name)")
             }
         }
-        if let url = values["--url"] { options.url = url }
+        if !urls.isEmpty { options.urls = try urlList(urls, from: "--url") }
         if let board = values["--board"] { options.board = board }
         if let token = values["--token"] { options.token = token }
         if let t = values["--timeout"] {
@@ -80,6 +84,14 @@ public enum Arguments {
         let rest = Array(positional.dropFirst())
         let command = try command(spec, rest, values)
         return Invocation(command: command, options: options)
+    }
+
+    /// Every URL of the values, each maybe a comma list; none may be empty.
+    private static func urlList(_ values: [String], from source: String) throws(UsageError) -> [String] {
+        let urls = values.flatMap { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+        guard !urls.contains(where: \.isEmpty) else { throw UsageError("\(source) has an empty URL in its list") }
+        guard urls.count <= 16 else { throw UsageError("\(source): at most 16 URLs") }
+        return urls
     }
 
     private static func isNegativeNumber(_ s: String) -> Bool {
@@ -155,3 +167,4 @@ public enum Arguments {
         }
     }
 }
+

@@ -35,8 +35,15 @@ public enum Command: Sendable, Equatable {
 
 /// Options shared by every command; each has a default.
 public struct ClientOptions: Sendable, Equatable {
-    /// The daemon's WebSocket endpoint (`--url`, `$FOLDSYNC_URL`).
-    public var url = "ws://127.0.0.1:7681/ws"
+    /// The daemons' WebSocket endpoints, tried in order (`--url`, given once
+    /// or more, each maybe a comma list; `$FOLDSYNC_URL`): on failure the
+    /// client moves to the next, resuming where it was.
+    public var urls = ["ws://127.0.0.1:7681/ws"]
+    /// The first of `urls`; setting it leaves only that one.
+    public var url: String {
+        get { urls[0] }
+        set { urls = [newValue] }
+    }
     /// The board to work on (`--board`).
     public var board = "default"
     /// Sent as `Authorization: Bearer TOKEN` on the upgrade (`--token`, `$FOLDSYNC_TOKEN`).

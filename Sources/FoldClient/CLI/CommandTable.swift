@@ -44,7 +44,7 @@ public enum CommandTable {
     public static func spec(_ name: String) -> CommandSpec? { commands.first { $0.name == name } }
 
     static let commonOptions: [(String, String)] = [
-        ("--url URL", "daemon WebSocket URL (default ws://127.0.0.1:7681/ws, or $FOLDSYNC_URL)"),
+        ("--url URL", "daemon WebSocket URL (default ws://127.0.0.1:7681/ws, or $FOLDSYNC_URL); several (repeat it, or a comma list): on failure the next is tried"),
         ("--board NAME", "board to use (default: default)"),
         ("--token SECRET", "bearer token for the upgrade (or $FOLDSYNC_TOKEN)"),
         ("--json", "machine-readable output"),

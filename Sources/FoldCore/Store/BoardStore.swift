@@ -37,6 +37,10 @@ public struct CommitBatch: Sendable {
     public var deletions: [String] = []
     public var boards: [StoredBoard] = []
     public var changes: [StoredChange] = []
+    /// Boards this batch creates (at a fresh epoch). Every other board in it
+    /// was built on the position this daemon last saw: a shared store
+    /// refuses the batch when that row is gone or moved.
+    public var created: Set<String> = []
     /// Changes kept per board whatever their age; older ones are pruned in
     /// the same transaction once they are also older than `keepMs`.
     public var historyLimit: Int
@@ -88,6 +92,11 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
     /// A shared store refused the batch because another daemon moved one of
     /// its boards first: nothing was written, and the actions can be re-applied on the newer state.
     public var moved = false
+    /// With `moved`: the refused batch's boards as they stand, read while
+    /// their rows were locked, so the daemon can apply them and try again at
+    /// once instead of waiting for its follower (which would let the node
+    /// that just won commit again first, every time).
+    public var caughtUp: [StoreUpdate] = []
     /// The store was written by a newer foldsyncd: refused, not misread (exit status 2).
     public var schemaTooNew = false
     public init(_ description: String, moved: Bool = false, schemaTooNew: Bool = false) {

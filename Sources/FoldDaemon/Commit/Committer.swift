@@ -14,18 +14,22 @@ final class Committer: Sendable {
         case stop
     }
 
-    private let store: any BoardStore & Sendable
+    let store: any BoardStore & Sendable
     private let jobs = Locked<[Job]>([])
     private let signal = DispatchSemaphore(value: 0)
     private let done = DispatchSemaphore(value: 0)
     private let report: @Sendable (CommitOutcome) -> Void
     private let answer: @Sendable (UInt64, Result<[StoredChange], StoreError>) -> Void
+    /// A shared store's refusal came with the boards as they stand: handed on right after the outcome.
+    private let caughtUp: @Sendable ([StoreUpdate]) -> Void
 
     init(store: any BoardStore & Sendable, report: @escaping @Sendable (CommitOutcome) -> Void,
-         answer: @escaping @Sendable (UInt64, Result<[StoredChange], StoreError>) -> Void) {
+         answer: @escaping @Sendable (UInt64, Result<[StoredChange], StoreError>) -> Void,
+         caughtUp: @escaping @Sendable ([StoreUpdate]) -> Void = { _ in }) {
         self.store = store
         self.report = report
         self.answer = answer
+        self.caughtUp = caughtUp
     }
 
     /// Milliseconds since 1970, UTC: the commit time every history record carries.
@@ -107,6 +111,7 @@ final class Committer: Sendable {
                 } catch {
                     report(error.moved ? .moved(batch: sealed.id, reason: error.description)
                                        : .failed(batch: sealed.id, reason: error.description))
+                    if error.moved && !error.caughtUp.isEmpty { caughtUp(error.caughtUp) }
                 }
             case .read(let r):
                 do {

@@ -10,6 +10,8 @@ public enum DaemonCommand: Sendable {
     case version(String)
     /// `foldsyncd hash-token`: reads a secret on stdin, prints its SHA-256.
     case hashToken
+    /// `foldsyncd migrate-store FROM TO [--overwrite]`: copies every board with its history.
+    case migrateStore(from: String, to: String, overwrite: Bool)
     /// `foldsyncd backup ... OUT`, `foldsyncd restore IN ...`.
     case maintenance(MaintenanceCommand)
 }
@@ -26,6 +28,15 @@ extension DaemonCommand {
         if args.first == "hash-token" {
             guard args.count == 1 else { throw ConfigError(description: "hash-token takes no arguments; it reads the secret on stdin") }
             return .hashToken
+        }
+        if args.first == "migrate-store" {
+            let rest = args.dropFirst()
+            let overwrite = rest.contains("--overwrite")
+            let places = rest.filter { $0 != "--overwrite" }
+            guard places.count == 2, !places.contains(where: { $0.hasPrefix("--") }) else {
+                throw ConfigError(description: "usage: foldsyncd migrate-store FROM TO [--overwrite] (each a SQLite path, sqlite:PATH or postgresql://...)")
+            }
+            return .migrateStore(from: places[places.startIndex], to: places[places.startIndex + 1], overwrite: overwrite)
         }
         var check = false
         var i = 0
@@ -81,6 +92,9 @@ extension DaemonCommand {
             "",
             "usage: foldsyncd [options]",
             "       foldsyncd hash-token    (reads a secret on stdin, prints the hash for a `token` line)",
+            "       foldsyncd migrate-store FROM TO [--overwrite]",
+            "                               (copies every board, its epoch, rev and history: SQLite path,",
+            "                               sqlite:PATH or postgresql://...; TO must be empty unless --overwrite)",
             "       foldsyncd backup [--db PATH] OUT    (a consistent copy of the SQLite store, while the daemon runs)",
             "       foldsyncd restore IN [--db PATH]    (the daemon stopped: replaces the store; every board gets a new epoch)",
             "",

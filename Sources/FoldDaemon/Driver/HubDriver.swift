@@ -1,5 +1,6 @@
 import FoldCore
 import FoldHub
+import FoldPostgres
 import FoldTransport
 import Foundation
 
@@ -66,7 +67,7 @@ final class HubDriver {
             let t = server.counters, w = server.writeCounts
             let text = hub.metricsText(transport: TransportFigures(
                 closedTooLarge: t.closedTooLarge, closedBinary: t.closedBinary, incompleteHandshakes: t.incompleteHandshakes,
-                writes: w.writes, messagesWritten: w.messages))
+                writes: w.writes, messagesWritten: w.messages), store: storeFigures())
             server.respond(exchange, HTTPResponse(status: 200, contentType: "text/plain; version=0.0.4; charset=utf-8", body: Array(text.utf8)))
         case .wakeAt(let t): wake(at: t)
         case .reloaded(let report): reloaded(report)
@@ -75,8 +76,18 @@ final class HubDriver {
         case .stopAccepting: server.refuseNewConnections = true
         case .stopServer: server.stop()
         case .catchUp(let board, let epoch, let after): follower?.catchUp(board: board, epoch: epoch, after: after)
+        case .sharePresence(let board, let count): follower?.share(board: board, count)
         case .readHistory(let read): committer.read(read)
         }
+    }
+
+    /// The shared store's figures (none on SQLite): the committer's
+    /// reconnects and the follower's, and the heads the follower last read.
+    private func storeFigures() -> StoreFigures {
+        guard let follower else { return StoreFigures() }
+        var f = follower.figures.withLock { $0 }
+        f.reconnects += (committer.store as? PostgresStore)?.reconnects ?? 0
+        return f
     }
 
     /// Arms one lws timer for the hub's next deadline, unless one at least as early is armed.

@@ -30,6 +30,8 @@ public enum Daemon {
             }
             print(OpenSSLDigest().hex(Array(line.utf8)))
             return 0
+        case .migrateStore(let from, let to, let overwrite):
+            return StoreMigration.run(from: from, to: to, overwrite: overwrite)
         case .checkConfig(let sources):
             let (_, problems) = sources.resolve()
             for p in problems { FileHandle.standardError.write(Data("foldsyncd: \(p)\n".utf8)) }
@@ -50,7 +52,10 @@ public enum Daemon {
         do throws(StoreOpener.Failure) {
             store = try StoreOpener.open(config)
         } catch {
-            logger.error("cannot open the store \(StoreOpener.describe(config)): \(error.message)")
+            let why = "cannot open the store \(StoreOpener.describe(config)): \(error.message)"
+            logger.error(why)
+            // systemd shows it beside the failed unit (the exit status says only "1").
+            do { try notifier.send("STATUS=\(why)") } catch { logger.debug("sd_notify STATUS: \(error)") }
             return error.status
         }
         if let sqlite = store as? SQLiteStore, sqlite.openedVersion > 0, sqlite.openedVersion < SQLiteStore.schemaVersion {
@@ -87,8 +92,12 @@ public enum Daemon {
                           statusEvery: notifier.socketPath == nil ? nil : 5)
             let driver = HubDriver(hub: hub, server: server, notifier: notifier)
             let mailbox = driver.mailbox
+            let storeLogger = logger.labelled("store")
             driver.committer = Committer(store: store, report: { mailbox.post(.commit($0)) },
-                                         answer: { mailbox.post(.history(id: $0, $1)) })
+                                         answer: { mailbox.post(.history(id: $0, $1)) },
+                                         caughtUp: { updates in
+                                             for u in updates { if let r = Follower.remote(u, logger: storeLogger) { mailbox.post(.remote(r)) } }
+                                         })
             driver.committer.start()
             if !config.store.isEmpty {
                 driver.follower = Follower(uri: config.store, timeoutMs: config.storeBusyMs, boards: loaded,

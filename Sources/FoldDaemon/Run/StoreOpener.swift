@@ -2,6 +2,7 @@ import FoldCore
 import FoldHub
 import FoldPostgres
 import FoldStore
+import Glibc
 
 /// Opens the engine the configuration names: PostgreSQL when `store` is
 /// set, else the SQLite file at `db`.
@@ -19,18 +20,33 @@ enum StoreOpener {
     }
 
     static func open(_ config: DaemonConfig) throws(Failure) -> any BoardStore & Sendable {
-        if config.store.isEmpty {
+        try open(config.store.isEmpty ? config.db : config.store, timeoutMs: config.storeBusyMs)
+    }
+
+    /// A store named by `location`: `postgresql://...` (or `postgres://`),
+    /// else a SQLite file, as a path or `sqlite:PATH`. `mustExist`: a SQLite
+    /// file that is not there is an error rather than a new empty store.
+    static func open(_ location: String, timeoutMs: Int, mustExist: Bool = false) throws(Failure) -> any BoardStore & Sendable {
+        guard StoreURI.isPostgres(location) else {
+            let path = sqlitePath(location)
+            if mustExist && access(path, F_OK) != 0 { throw Failure(message: "no SQLite file at \(path)", status: 1) }
             do throws(StoreError) {
-                return try SQLiteStore(path: config.db, busyTimeoutMs: config.storeBusyMs)
+                return try SQLiteStore(path: path, busyTimeoutMs: timeoutMs)
             } catch {
                 throw Failure(message: error.description, status: error.schemaTooNew ? 2 : 1)
             }
         }
         do throws(PostgresOpenError) {
-            return try PostgresStore(uri: config.store, timeoutMs: config.storeBusyMs)
+            return try PostgresStore(uri: location, timeoutMs: timeoutMs)
         } catch {
             if case .schemaTooNew = error { throw Failure(message: error.description, status: 2) }
             throw Failure(message: error.description, status: 1)
         }
+    }
+
+    /// `sqlite:PATH` or `sqlite://PATH` is PATH; anything else is a path already.
+    static func sqlitePath(_ location: String) -> String {
+        for prefix in ["sqlite://", "sqlite:"] where location.hasPrefix(prefix) { return String(location.dropFirst(prefix.count)) }
+        return location
     }
 }

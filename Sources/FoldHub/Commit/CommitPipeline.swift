@@ -1,3 +1,5 @@
+import FoldCore
+
 /// The group-commit pipeline's state: `pending` collects while the batch
 /// `inFlight` is being written; after a failure, `fault` refuses writes
 /// until a probe succeeds.
@@ -7,6 +9,8 @@ struct CommitPipeline {
     var nextBatchID: UInt64 = 1
     /// Why the store refuses writes; nil while it accepts them.
     var fault: String?
+    /// The waits between probes while `fault` is set.
+    var backoff = Backoff(base: 0.25, cap: 5)
 
     /// True when nothing is waiting for the store.
     var isIdle: Bool { inFlight == nil && pending.isEmpty }

@@ -25,7 +25,7 @@ extension Hub {
                 if boards[board]?.head != nil, boards[board]?.headEpoch == epoch {
                     sealed.changes.append(StoredChange(board: board, rev: rev, ops: ops, record: e.record))
                 }
-            case .create: break
+            case .create(let board, _, _): sealed.created.insert(board)
             case .delete(let board): sealed.deletions.append(board)
             }
             if seen.insert(e.board).inserted { touched.append(e.board) }
@@ -57,14 +57,18 @@ extension Hub {
             logger.error("commit failed, refusing writes until the store accepts them again: \(reason)")
             pipeline.fault = reason
             metrics.commitFailures += 1
-            let refused = flight.entries + pipeline.pending
+            // Requests held for a catch-up too: the store is failing, their answer must not wait for it.
+            let refused = flight.entries + pipeline.pending + held
             pipeline.pending = []
+            held = []
             for b in boards.values { b.rollBack() }
             boards = boards.filter { $0.value.committed != nil }
             for e in refused {
                 answer(e.reply, error: WireError(.internal, "the change could not be stored: \(reason)", board: e.board))
             }
-            arm(.probe, at: now.adding(seconds: 1))
+            pipeline.backoff.reset()
+            arm(.probe, at: now.adding(seconds: pipeline.backoff.next(random: .random(in: 0..<1))))
+            refreshStatus(now: true)
             catchUpDeferred()
         case .moved(let id, let reason):
             guard let flight = pipeline.inFlight, flight.id == id else { return }
@@ -72,11 +76,17 @@ extension Hub {
             requeueMoved(flight.entries, reason: reason)
         case .probed(let ok, let reason):
             if ok {
-                if pipeline.fault != nil { logger.info("the store accepts writes again") }
+                guard pipeline.fault != nil else { return }
+                logger.info("the store accepts writes again")
                 pipeline.fault = nil
+                refreshStatus(now: true)
             } else {
                 logger.debug("store still refusing writes: \(reason)")
-                arm(.probe, at: now.adding(seconds: 1))
+                if reason != pipeline.fault {
+                    pipeline.fault = reason
+                    refreshStatus(now: true)
+                }
+                arm(.probe, at: now.adding(seconds: pipeline.backoff.next(random: .random(in: 0..<1))))
             }
         }
     }

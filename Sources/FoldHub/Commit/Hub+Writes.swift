@@ -4,9 +4,10 @@ extension Hub {
     /// Applies an action to the head and queues it for commit; the reply
     /// (and the patch) wait for the commit.
     func perform(_ request: ActionRequest, reply: Reply, by: String?, actor: Author) {
-        performing = Intent(request: request, by: by, actor: actor)
+        performing = .action(request, by: by, actor: actor)
         defer { performing = nil }
         let name = request.board
+        if holdBehindCatchUp(name, reply: reply) { return }
         if let fault = pipeline.fault {
             return answer(reply, error: WireError(.internal, "the store refuses writes (\(fault)); try again later", id: request.id, board: name))
         }
@@ -75,6 +76,9 @@ extension Hub {
     }
 
     func delete(_ name: String, reply: Reply) {
+        performing = .delete(board: name)
+        defer { performing = nil }
+        if holdBehindCatchUp(name, reply: reply) { return }
         if let fault = pipeline.fault {
             return answer(reply, error: WireError(.internal, "the store refuses writes (\(fault))", board: name))
         }

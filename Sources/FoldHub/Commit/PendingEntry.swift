@@ -37,9 +37,8 @@ struct PendingEntry {
     var record: ChangeRecord? = nil
 }
 
-/// An action as a client asked for it: what it means does not depend on the rev it was applied at.
-struct Intent {
-    var request: ActionRequest
-    var by: String?
-    var actor: Author
+/// A write as a client asked for it: what it means does not depend on the rev it was applied at.
+enum Intent {
+    case action(ActionRequest, by: String?, actor: Author)
+    case delete(board: String)
 }

@@ -14,6 +14,7 @@ public struct SealedBatch: Sendable {
     public var deletions: [String] = []
     public var puts: [Put] = []
     public var changes: [StoredChange] = []
+    public var created: Set<String> = []
     public var historyLimit: Int
     /// history-days, in milliseconds.
     public var keepMs = 0
@@ -24,6 +25,7 @@ public struct SealedBatch: Sendable {
         batch.deletions = deletions
         batch.boards = puts.map { StoredBoard(name: $0.name, epoch: $0.epoch, rev: $0.rev, state: $0.board.encoded()) }
         batch.changes = changes
+        batch.created = created
         return batch
     }
 }

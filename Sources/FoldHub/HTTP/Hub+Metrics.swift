@@ -1,6 +1,6 @@
 extension Hub {
     /// The Prometheus text exposition format, version 0.0.4.
-    public func metricsText(transport t: TransportFigures) -> String {
+    public func metricsText(transport t: TransportFigures, store: StoreFigures = StoreFigures()) -> String {
         let m = metrics
         var out = ""
         func metric(_ name: String, _ type: String, _ help: String, _ value: Int) {
@@ -35,6 +35,8 @@ extension Hub {
         metric("foldsync_auth_failures_total", "counter", "Tokens presented that matched none.", m.authFailures)
         metric("foldsync_auth_timeouts_total", "counter", "Connections closed for not authenticating in time.", m.authTimeouts)
         labelled("foldsync_upgrades_refused_total", "WebSocket upgrades refused, by reason.", "reason", sorted(m.upgradesRefused))
+        metric("foldsync_store_reconnects_total", "counter", "Connections to the store made again after one broke.", store.reconnects)
+        metric("foldsync_catchup_lag_revs", "gauge", "Revs the shared store's log holds that this node has not applied yet, over all boards.", catchUpLag(store.heads))
         out += "# HELP foldsync_commit_seconds Time to commit one batch durably.\n# TYPE foldsync_commit_seconds histogram\n"
         var cumulative = 0
         for (i, b) in Metrics.bounds.enumerated() {
@@ -44,5 +46,14 @@ extension Hub {
         out += "foldsync_commit_seconds_bucket{le=\"+Inf\"} \(m.commitCount)\n"
         out += "foldsync_commit_seconds_sum \(m.commitSum)\nfoldsync_commit_seconds_count \(m.commitCount)\n"
         return out
+    }
+
+    /// Revs behind the shared store's heads: a board at another epoch (or
+    /// unknown here) is behind by all of its revs, plus one for the board itself.
+    func catchUpLag(_ heads: [String: BoardHead]) -> Int {
+        heads.reduce(0) { sum, h in
+            guard let b = boards[h.key], b.committed != nil else { return sum + h.value.rev + 1 }
+            return sum + (b.epoch == h.value.epoch ? max(0, h.value.rev - b.rev) : h.value.rev + 1)
+        }
     }
 }

@@ -45,3 +45,26 @@ public struct TransportFigures: Sendable {
         self.messagesWritten = messagesWritten
     }
 }
+
+/// What a shared store's threads know, shown beside the hub's counters:
+/// connections made again after one broke, and where each board's row
+/// stood when the follower last read them (for the catch-up lag).
+public struct StoreFigures: Sendable {
+    public var reconnects = 0
+    public var heads: [String: BoardHead] = [:]
+
+    public init(reconnects: Int = 0, heads: [String: BoardHead] = [:]) {
+        self.reconnects = reconnects
+        self.heads = heads
+    }
+}
+
+/// A board's position in the shared store.
+public struct BoardHead: Sendable, Equatable {
+    public var epoch: String
+    public var rev: Int
+    public init(epoch: String, rev: Int) {
+        self.epoch = epoch
+        self.rev = rev
+    }
+}

@@ -17,9 +17,10 @@ extension Hub {
         arm(.watchdog, at: now.adding(seconds: every))
     }
 
-    func refreshStatus() {
+    /// On its clock, or `now` when the store's state changed (out of turn, the clock stays).
+    func refreshStatus(now outOfTurn: Bool = false) {
         guard let every = statusEvery, !stopping else { return }
         emit(.notify("STATUS=\(statusLine)"))
-        arm(.status, at: now.adding(seconds: every))
+        if !outOfTurn { arm(.status, at: now.adding(seconds: every)) }
     }
 }

@@ -11,12 +11,24 @@ extension Hub {
         arm(.presence(board), at: max(soon, allowed))
     }
 
+    /// Viewers are this node's subscribers plus the other nodes' (a shared store).
     func presenceDue(_ name: String) {
+        let watchers = subscriptions.watchers(of: name)
+        let here = ViewerCount(viewers: watchers.count,
+                               following: watchers.reduce(0) { $0 + (sessions[$1]?.following == false ? 0 : 1) })
+        emit(.sharePresence(board: name, here))
         guard let b = boards[name] else { return }
         b.lastPresence = now
-        let watchers = subscriptions.watchers(of: name)
-        let following = watchers.reduce(0) { $0 + (sessions[$1]?.following == false ? 0 : 1) }
-        broadcast(ServerMessage.presence(board: name, viewers: watchers.count, following: following), on: name)
+        let elsewhere = remoteViewers[name] ?? ViewerCount(viewers: 0, following: 0)
+        broadcast(ServerMessage.presence(board: name, viewers: here.viewers + elsewhere.viewers,
+                                         following: here.following + elsewhere.following), on: name)
+    }
+
+    /// The other nodes' counts moved: each board whose total changed tells its viewers (rate-limited as always).
+    func remotePresence(_ counts: [String: ViewerCount]) {
+        let changed = Set(counts.keys).union(remoteViewers.keys).filter { counts[$0] != remoteViewers[$0] }
+        remoteViewers = counts.filter { $0.value.viewers > 0 }
+        for name in changed.sorted() where !subscriptions.watchers(of: name).isEmpty { presenceChanged(name) }
     }
 
     /// A `view` message: no permission needed (it changes nothing shared,

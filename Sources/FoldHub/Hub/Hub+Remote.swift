@@ -11,6 +11,7 @@ extension Hub {
         let name: String
         switch update {
         case .changes(let b, _, _), .snapshot(let b, _, _, _), .deleted(let b): name = b
+        case .presence(let counts): return remotePresence(counts)
         }
         if hasWritesWaiting(on: name) {
             behind.insert(name)
@@ -20,6 +21,7 @@ extension Hub {
         case .changes(_, let epoch, let changes): applyRemote(changes, to: name, epoch: epoch)
         case .snapshot(_, let epoch, let rev, let state): replaceRemote(name, epoch: epoch, rev: rev, state: state)
         case .deleted: deleteRemote(name)
+        case .presence: break
         }
         retryHeld(on: name)
     }
@@ -97,8 +99,8 @@ extension Hub {
     /// Another node moved a board of the refused batch first. Nothing was
     /// written: every head goes back to what is committed, the actions wait
     /// for their boards' catch-up and are then applied again on the newer
-    /// state (actions are intents; `ifRev` meets the real head). What has no
-    /// intent (a delete) is refused as a failed write would be.
+    /// state (actions are intents; `ifRev` meets the real head; a delete
+    /// deletes what the board has become).
     func requeueMoved(_ entries: [PendingEntry], reason: String) {
         let refused = entries + pipeline.pending
         pipeline.pending = []
@@ -121,13 +123,27 @@ extension Hub {
         catchUpDeferred()
     }
 
+    /// A board whose refused requests wait for its catch-up takes new ones
+    /// behind them: applied now, on the stale head, they would make another
+    /// batch the shared store refuses (and, while they keep coming, keep the
+    /// catch-up from ever being applied). True when the request was held.
+    func holdBehindCatchUp(_ board: String, reply: Reply) -> Bool {
+        guard pipeline.fault == nil, held.contains(where: { $0.board == board }) else { return false }
+        held.append(PendingEntry(mutation: nil, reply: reply, board: board, rev: 0, intent: performing))
+        return true
+    }
+
     /// The board's catch-up was applied: its held actions go again, in the order they came.
     func retryHeld(on board: String) {
         guard held.contains(where: { $0.board == board }) else { return }
         let mine = held.filter { $0.board == board }
         held.removeAll { $0.board == board }
         for e in mine {
-            if let intent = e.intent { perform(intent.request, reply: e.reply, by: intent.by, actor: intent.actor) }
+            switch e.intent {
+            case .action(let request, let by, let actor): perform(request, reply: e.reply, by: by, actor: actor)
+            case .delete(let board): delete(board, reply: e.reply)
+            case nil: break
+            }
         }
     }
 }

@@ -27,6 +27,8 @@ public final class Hub {
     var behind: Set<String> = []
     /// Actions of a batch a shared store refused, waiting for their board's catch-up to be applied again.
     var held: [PendingEntry] = []
+    /// Viewers per board on other nodes of a shared store (`RemoteUpdate.presence`).
+    var remoteViewers: [String: ViewerCount] = [:]
     /// The action `perform` is queueing (attached to its entry by `enqueue`).
     var performing: Intent?
     /// History reads handed to the committer, by id, and who waits for each.
@@ -94,9 +96,11 @@ public final class Hub {
     /// The committed state of a board, when there is one.
     public func board(_ name: String) -> BoardState? { boards[name].flatMap { $0.committed == nil ? nil : $0 } }
 
-    /// What systemd shows in `systemctl status`.
+    /// What systemd shows in `systemctl status`: the store by name (never a
+    /// password) and, while it refuses writes, why the daemon is not ready.
     public var statusLine: String {
-        let state = pipeline.fault.map { "store refusing writes: \($0)" } ?? "serving"
+        let store = config.store.isEmpty ? config.db : StoreURI.redacted(config.store)
+        let state = pipeline.fault.map { "not ready: store \(store) refuses writes: \($0)" } ?? "serving from \(store)"
         return "\(state); \(sessions.count) connections, \(boardCount) boards"
             + (reloadError.map { "; last reload refused: \($0)" } ?? "")
     }

@@ -39,6 +39,9 @@ public enum HubEffect {
     /// another epoch, or skipped while this node's writes were waiting): read
     /// its changes after `after` (or the board, when they are gone) and answer with `remote`.
     case catchUp(board: String, epoch: String, after: Int)
+    /// This node's viewer count of a board changed: a shared store's
+    /// heartbeat carries it to the other nodes (nothing to do on SQLite).
+    case sharePresence(board: String, ViewerCount)
     /// Read part of a board's history (off the event loop, after the commits
     /// handed over before); answer with `historyRead`.
     case readHistory(HistoryRead)

@@ -10,4 +10,8 @@ public enum RemoteUpdate: Sendable {
     /// was (re)created on another node.
     case snapshot(board: String, epoch: String, rev: Int, state: Board)
     case deleted(board: String)
+    /// Viewers per board on the other nodes, as their heartbeat rows say
+    /// (a node that stopped beating is not counted). The whole map: a board
+    /// missing from it has no viewer elsewhere.
+    case presence([String: ViewerCount])
 }

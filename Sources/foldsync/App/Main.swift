@@ -21,9 +21,13 @@ enum Main {
             Output.out(CommandTable.help(for: name))
             return 0
         }
-        guard let endpoint = Endpoint(url: options.url) else {
-            Output.fail("--url '\(options.url)' is not a ws://, wss://, http:// or https:// URL")
-            return 2
+        var endpoints: [Endpoint] = []
+        for url in options.urls {
+            guard let endpoint = Endpoint(url: url) else {
+                Output.fail("--url '\(url)' is not a ws://, wss://, http:// or https:// URL")
+                return 2
+            }
+            endpoints.append(endpoint)
         }
         if invocation.command == .live, isatty(0) == 0 || isatty(1) == 0 {
             Output.fail("the live view needs a terminal; give a command (foldsync --help)")
@@ -54,7 +58,7 @@ enum Main {
             return 1
         }
         let inbox = Inbox(waker: client.waker)
-        let session = Session(client: client, endpoint: endpoint, options: options, inbox: inbox)
+        let session = Session(client: client, endpoints: endpoints, options: options, inbox: inbox)
 
         switch invocation.command {
         case .live:

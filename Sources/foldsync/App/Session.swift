@@ -13,11 +13,17 @@ protocol SessionHandler: AnyObject {
 }
 
 /// One daemon connection at a time (a reconnect makes a new socket) and the
-/// mirror of the board being watched. Service thread only: every method
-/// runs inside `WebClient.run()`, from delegate callbacks or timers.
+/// mirror of the board being watched. With several URLs (daemons of one
+/// cluster) a failure moves to the next, and the mirror's position makes the
+/// new subscription a resume. Service thread only: every method runs inside
+/// `WebClient.run()`, from delegate callbacks or timers.
 final class Session: WebClientDelegate {
     let client: WebClient
-    let endpoint: Endpoint
+    let endpoints: [Endpoint]
+    /// The endpoint in use: an index of `endpoints` and `options.urls`.
+    private(set) var current = 0
+    /// URLs that failed since a connection last opened.
+    private var failedInARow = 0
     let options: ClientOptions
     let inbox: Inbox
     private(set) var board: String
@@ -26,9 +32,9 @@ final class Session: WebClientDelegate {
     weak var handler: SessionHandler?
     private var nextActionID = 1
 
-    init(client: WebClient, endpoint: Endpoint, options: ClientOptions, inbox: Inbox) {
+    init(client: WebClient, endpoints: [Endpoint], options: ClientOptions, inbox: Inbox) {
         self.client = client
-        self.endpoint = endpoint
+        self.endpoints = endpoints
         self.options = options
         self.inbox = inbox
         board = options.board
@@ -37,6 +43,22 @@ final class Session: WebClientDelegate {
     }
 
     var isOpen: Bool { socket?.state == .open }
+    var endpoint: Endpoint { endpoints[current] }
+    /// The URL in use, as given.
+    var url: String { options.urls[current] }
+
+    /// After a failure: moves to the next URL. False when every URL has
+    /// failed since a connection last opened (a whole round); the next
+    /// round then starts over from the next URL.
+    func failover() -> Bool {
+        failedInARow += 1
+        current = (current + 1) % endpoints.count
+        guard failedInARow < endpoints.count else {
+            failedInARow = 0
+            return false
+        }
+        return true
+    }
 
     var authHeaders: [(String, String)] {
         options.token.map { [("Authorization", "Bearer \($0)")] } ?? []
@@ -101,6 +123,7 @@ final class Session: WebClientDelegate {
 
     func opened(_ s: ClientSocket) {
         guard s === socket else { return }
+        failedInARow = 0
         handler?.sessionOpened()
     }
 

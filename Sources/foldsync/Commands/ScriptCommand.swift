@@ -27,15 +27,22 @@ final class ScriptCommand: SessionHandler {
     func start() {
         session.handler = self
         session.client.schedule(afterMicroseconds: Int64(options.timeout * 1_000_000)) { [weak self] in
-            self?.fail("no answer from \(self?.options.url ?? "the daemon") within \(self?.options.timeout ?? 0)s")
+            self?.fail("no answer from \(self?.session.url ?? "the daemon") within \(self?.options.timeout ?? 0)s")
         }
-        if command == .boards {
-            fetchID = session.fetchAPI("/api/boards")
-        } else if case .history(let since, let before, let limit) = command {
-            fetchID = session.fetchAPI(HistoryText.path(board: session.board, since: since, before: before, limit: limit))
+        if let fetchPath {
+            fetchID = session.fetchAPI(fetchPath)
         } else {
             session.connect()
         }
+    }
+
+    /// The HTTP path of a command answered by a GET (boards, history); nil for the WebSocket ones.
+    var fetchPath: String? {
+        if command == .boards { return "/api/boards" }
+        if case .history(let since, let before, let limit) = command {
+            return HistoryText.path(board: session.board, since: since, before: before, limit: limit)
+        }
+        return nil
     }
 
     /// Ends the run with `code`: the socket is closed politely, and the loop
@@ -78,11 +85,18 @@ final class ScriptCommand: SessionHandler {
         }
     }
 
+    /// Before anything was sent, another URL may serve the command; after,
+    /// the outcome is unknown here, so it is reported, not sent twice.
     func sessionClosed(_ reason: ClientCloseReason) {
         if exitCode != nil {
             session.client.stop()
         } else {
-            fail("\(options.url): \(reason)")
+            let failed = session.url
+            if pendingID == nil, session.failover() {
+                session.connect()
+            } else {
+                fail("\(failed): \(reason)")
+            }
         }
     }
 
@@ -90,7 +104,12 @@ final class ScriptCommand: SessionHandler {
         guard id == fetchID else { return }
         switch result {
         case .failure(let e):
-            fail("\(options.url): \(e.description)")
+            let failed = session.url
+            if session.failover(), let fetchPath {
+                fetchID = session.fetchAPI(fetchPath)
+            } else {
+                fail("\(failed): \(e.description)")
+            }
         case .success(let reply) where command != .boards:
             historyFetched(reply)
         case .success(let reply):

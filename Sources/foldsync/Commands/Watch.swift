@@ -7,7 +7,8 @@ import Glibc
 /// message). The `hello` is not printed; everything addressed to the board
 /// is (snapshot, patch, presence, deleted, ack/error). Ends with 0 on
 /// SIGTERM, SIGINT or a closed stdout (EPIPE: lws ignores SIGPIPE); with 1
-/// when the connection fails or is lost.
+/// when the connection fails or is lost and no other URL answers (with
+/// several, the next one resumes the stream where it stopped).
 final class Watch: SessionHandler {
     let session: Session
     let options: ClientOptions
@@ -30,7 +31,8 @@ final class Watch: SessionHandler {
         session.closeAndStop()
     }
 
-    func sessionOpened() { session.subscribe(resume: false) }
+    /// A resume after a failover: the stream goes on with no gap (a snapshot when the daemon cannot).
+    func sessionOpened() { session.subscribe(resume: true) }
 
     func sessionReceived(_ event: ServerEvent, raw: [UInt8], outcome: BoardMirror.Outcome) {
         guard exitCode == nil else { return }
@@ -49,7 +51,10 @@ final class Watch: SessionHandler {
         if exitCode != nil {
             session.client.stop()
         } else {
-            finish(1, "\(options.url): \(reason)")
+            let failed = session.url
+            guard session.failover() else { return finish(1, "\(failed): \(reason)") }
+            Output.fail("\(failed): \(reason); trying \(session.url)")
+            session.connect()
         }
     }
 

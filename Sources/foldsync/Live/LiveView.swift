@@ -155,7 +155,8 @@ final class LiveView: SessionHandler {
             session.client.stop()
             return
         }
-        let delay = backoff.next(random: Double.random(in: 0..<1))
+        // The next daemon at once; after a whole round of failures, the backoff.
+        let delay = session.failover() ? 0.05 : backoff.next(random: Double.random(in: 0..<1))
         let why: String
         switch reason {
         case .failed: why = "daemon unreachable"

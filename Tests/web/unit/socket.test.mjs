@@ -14,6 +14,8 @@ test('backoff: exponential from 0.5 s, capped at 10 s like Backoff.swift, equal 
 test('the URL follows the page: ws for http, wss for https', () => {
   assert.equal(socketURL({ protocol: 'http:', host: 'h:1' }), 'ws://h:1/ws');
   assert.equal(socketURL({ protocol: 'https:', host: 'h' }), 'wss://h/ws');
+  // A board page served by a load balancer: the socket goes back through it.
+  assert.equal(socketURL({ protocol: 'https:', host: 'boards.example.org:8443', pathname: '/b/team' }), 'wss://boards.example.org:8443/ws');
 });
 
 test('a token travels as a subprotocol when it can, else as a first auth message', () => {

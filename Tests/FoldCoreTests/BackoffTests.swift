@@ -1,4 +1,4 @@
-import FoldClient
+import FoldCore
 import Testing
 
 @Suite struct BackoffTests {

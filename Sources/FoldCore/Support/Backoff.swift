@@ -1,6 +1,7 @@
 /// Reconnect delays: exponential from `base`, capped at `cap`, with jitter
 /// ("equal jitter": half the delay fixed, half random) so that many clients
-/// dropped together do not come back together.
+/// (or daemons) dropped together do not come back together. The terminal
+/// client's reconnects, the daemon's store probes and its follower use it.
 public struct Backoff: Sendable {
     public var base: Double
     public var cap: Double

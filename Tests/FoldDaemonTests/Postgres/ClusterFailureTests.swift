@@ -1,0 +1,192 @@
+import FoldCore
+import FoldTestSupport
+import Foundation
+import PostgresTestSupport
+import Testing
+
+/// What a cluster does when a part of it fails: a node dies (a client
+/// resumes on another with no gap; nothing acknowledged is lost under
+/// load), PostgreSQL itself is killed, a board is deleted and re-created,
+/// several daemons start at once on an empty database.
+@Suite struct ClusterFailureTests {
+    func head(_ d: DaemonProcess, _ board: String = "default") throws -> JSON { try d.http("GET", "/api/boards/\(board)").json() }
+
+    @Test func aClientResumesOnAnotherNodeAfterItsNodeDies() throws {
+        let uri = try PostgresServer.shared().createDatabase()
+        let nodes = try (0..<2).map { _ in try DaemonProcess(["--store", uri]) }
+        defer { nodes.forEach { $0.shutdown() } }
+        let c = try nodes[0].connect()
+        let snap = try c.subscribe()
+        let epoch = try #require(snap["epoch"]?.stringValue)
+        var view = try #require(snap["state"])
+        var rev = try #require(snap.rev)
+        for i in 0..<3 {
+            _ = try nodes[1].http("POST", "/api/boards/default/actions", body: #"{"type":"toggle","section":"s\#(i)"}"#)
+            let p = try c.recvSkippingPresence()
+            #expect(p.type == "patch" && p.rev == rev + 1)
+            view = try JSONPatch.apply(try #require(p["ops"]), to: view)
+            rev += 1
+        }
+        nodes[0].kill9()
+        // Writes go on while the client has no node.
+        for i in 0..<4 {
+            let r = try nodes[1].http("POST", "/api/boards/default/actions", body: #"{"type":"toggle","section":"s\#(i % 3)"}"#)
+            #expect(r.status == 200)
+        }
+        let again = try nodes[1].connect()
+        try again.send(Wire.subscribe(since: (epoch, rev)))
+        for expected in (rev + 1)...(rev + 4) {
+            let p = try again.recvSkippingPresence()
+            try #require(p.type == "patch", "a resume, not a snapshot: \(p)")
+            #expect(p.rev == expected)
+            view = try JSONPatch.apply(try #require(p["ops"]), to: view)
+        }
+        #expect(view == (try head(nodes[1])["state"]))
+    }
+
+    @Test func aNodeKilledUnderWriteLoadLosesNothingAcknowledged() throws {
+        let uri = try PostgresServer.shared().createDatabase()
+        let nodes = try (0..<2).map { _ in try DaemonProcess(["--store", uri]) }
+        defer { nodes.forEach { $0.shutdown() } }
+        let acked = PthreadLocked<[String: Int]>([:])
+        let stop = PthreadLocked(false)
+        // Four writers on the node that dies, one on the survivor; each adds its own sections.
+        let threads = (0..<5).map { k in
+            Thread {
+                let node = nodes[k < 4 ? 0 : 1]
+                var i = 0
+                while !stop.withLock({ $0 }) && i < 400 {
+                    let id = "w\(k)-\(i)"
+                    i += 1
+                    guard let r = try? node.http("POST", "/api/boards/default/actions",
+                                                 body: #"{"type":"addSection","section":{"id":"\#(id)","title":"t"}}"#) else { continue }
+                    if r.status == 200, let rev = try? r.json().rev { acked.withLock { $0[id] = rev } }
+                }
+            }
+        }
+        threads.forEach { $0.start() }
+        #expect(eventually(timeout: 20) { acked.withLock { $0.count } >= 60 })
+        nodes[0].kill9()
+        usleep(300_000)
+        stop.withLock { $0 = true }
+        #expect(eventually(timeout: 20) { threads.allSatisfy(\.isFinished) })
+        let answers = acked.withLock { $0 }
+        let after = try head(nodes[1])
+        let ids = Set(after["state"]?.sectionIDs ?? [])
+        let missing = answers.keys.filter { !ids.contains($0) }.sorted()
+        #expect(missing.isEmpty, "acknowledged but gone: \(missing)")
+        #expect(Set(answers.values).count == answers.count, "no two acks share a rev")
+        // The log is consecutive up to the head the survivor shows.
+        let head = try #require(after.rev)
+        let logged = try PostgresServer.shared().psql(uri, "SELECT rev FROM foldsync_changes WHERE board = 'default' ORDER BY rev")
+        #expect(logged.split(separator: "\n").compactMap { Int($0) } == Array(1...head))
+        print("kill -9 under load: \(answers.count) acknowledged, all present; head rev \(head)")
+    }
+
+    @Test func nodesRecoverByThemselvesWhenPostgresIsKilled() throws {
+        let server = try PostgresServer()
+        defer { server.destroy() }
+        let uri = try server.createDatabase()
+        let nodes = try (0..<2).map { _ in try DaemonProcess(["--store", uri, "--store-busy-timeout", "1000"]) }
+        defer { nodes.forEach { $0.shutdown() } }
+        let watcher = try nodes[1].connect(), actor = try nodes[0].connect()
+        let rev = try #require(try watcher.subscribe().rev)
+
+        try server.kill9()
+        let asked = Date()
+        let refused = try actor.answer(Wire.action(.toggle, id: "down", #""section":"s0""#), id: "down")
+        #expect(refused.code == "internal")
+        let answered = Date().timeIntervalSince(asked)
+        #expect(answered < 5, "answered within the store timeout, not hung")
+        #expect(try eventually(timeout: 5) { try nodes[0].http("GET", "/readyz").status == 503 })
+        #expect(try head(nodes[1]).rev == rev, "reads go on")
+
+        try server.restartAfterCrash()
+        let restarted = Date()
+        #expect(try eventually(timeout: 30) { try nodes[0].http("GET", "/readyz").status == 200 })
+        let ready = Date().timeIntervalSince(restarted)
+        let ok = try actor.answer(Wire.action(.toggle, id: "up", #""section":"s0""#), id: "up")
+        #expect(ok.type == "ack" && ok.rev == rev + 1)
+        // The other node follows again: its subscriber gets the patch, its GET agrees.
+        let patch = try watcher.waitFor(type: "patch", timeout: 30)
+        #expect(patch.rev == rev + 1)
+        #expect(try head(nodes[1]) == head(nodes[0]))
+        // /metrics: both reconnected by themselves, nothing left to catch up, commits timed.
+        for (k, n) in nodes.enumerated() {
+            let text = try n.http("GET", "/metrics").text
+            #expect((metric("foldsync_store_reconnects_total", in: text) ?? 0) >= 1, "node \(k)")
+            #expect(try eventually { metric("foldsync_catchup_lag_revs", in: try n.http("GET", "/metrics").text) == 0 }, "node \(k)")
+        }
+        #expect((metric("foldsync_commit_seconds_count", in: try nodes[0].http("GET", "/metrics").text) ?? 0) >= 1)
+        print("postgres killed: write answered internal after \(String(format: "%.2f", answered)) s; ready \(String(format: "%.1f", ready)) s after the server was back")
+    }
+
+    @Test func deletingAndRecreatingABoardMovesItsEpochOnEveryNode() throws {
+        let uri = try PostgresServer.shared().createDatabase()
+        let nodes = try (0..<3).map { _ in try DaemonProcess(["--store", uri]) }
+        defer { nodes.forEach { $0.shutdown() } }
+        let doc = #"{"mode":"multi","sections":[{"id":"a","title":"A","items":[],"expanded":false}]}"#
+        #expect(try nodes[0].http("PUT", "/api/boards/team", body: doc).status == 200)
+        #expect(try eventually { try nodes.allSatisfy { try $0.http("GET", "/api/boards/team").status == 200 } })
+        let old = try #require(try head(nodes[0], "team")["epoch"]?.stringValue)
+        let watcher = try nodes[2].connect()
+        try watcher.subscribe("team")
+
+        #expect(try nodes[0].http("DELETE", "/api/boards/team").status == 204)
+        #expect(try watcher.waitFor(type: "deleted")["board"]?.stringValue == "team")
+        #expect(try eventually { try nodes.allSatisfy { try $0.http("GET", "/api/boards/team").status == 404 } })
+        #expect(try nodes[1].http("PUT", "/api/boards/team", body: doc).status == 200)
+        let fresh = try #require(try head(nodes[1], "team")["epoch"]?.stringValue)
+        #expect(fresh != old)
+        #expect(try eventually { try nodes.allSatisfy { try head($0, "team")["epoch"]?.stringValue == fresh } })
+        // The subscriber that stayed gets the new board whole.
+        let snap = try watcher.waitFor(type: "snapshot")
+        #expect(snap["epoch"]?.stringValue == fresh)
+    }
+
+    @Test func daemonsStartingTogetherOnAnEmptyDatabaseCreateOneDefaultBoard() throws {
+        let server = try PostgresServer.shared()
+        let uri = try server.createDatabase()
+        let started = PthreadLocked<[DaemonProcess]>([])
+        let go = DispatchSemaphore(value: 0)
+        let threads = (0..<4).map { _ in
+            Thread {
+                go.wait()
+                if let d = try? DaemonProcess(["--store", uri]) { started.withLock { $0.append(d) } }
+            }
+        }
+        threads.forEach { $0.start() }
+        for _ in threads { go.signal() }
+        #expect(eventually(timeout: 30) { threads.allSatisfy(\.isFinished) })
+        let nodes = started.withLock { $0 }
+        defer { nodes.forEach { $0.shutdown() } }
+        #expect(nodes.count == 4, "every daemon started")
+        #expect(try server.psql(uri, "SELECT count(*) FROM foldsync_meta WHERE key = 'schema'") == "1")
+        #expect(try server.psql(uri, "SELECT count(*) FROM foldsync_boards") == "1")
+        let epochs = try Set(nodes.map { try head($0)["epoch"]?.stringValue ?? "" })
+        let stored = try server.psql(uri, "SELECT epoch FROM foldsync_boards WHERE name = 'default'")
+        #expect(epochs == [stored])
+    }
+
+    /// A delete racing another node's writes is applied (204), never refused
+    /// because the board moved meanwhile.
+    @Test func aDeleteRacingWritesOnAnotherNodeIsApplied() throws {
+        let uri = try PostgresServer.shared().createDatabase()
+        let nodes = try (0..<2).map { _ in try DaemonProcess(["--store", uri]) }
+        defer { nodes.forEach { $0.shutdown() } }
+        let doc = #"{"mode":"multi","sections":[{"id":"a","title":"A","items":[],"expanded":false}]}"#
+        for round in 0..<5 {
+            #expect(try nodes[0].http("PUT", "/api/boards/race", body: doc).status == 200)
+            #expect(try eventually { try nodes[1].http("GET", "/api/boards/race").status == 200 })
+            let writer = Thread {
+                for _ in 0..<20 { _ = try? nodes[1].http("POST", "/api/boards/race/actions", body: #"{"type":"toggle","section":"a"}"#) }
+            }
+            writer.start()
+            usleep(UInt32(20_000 * (round + 1)))
+            let r = try nodes[0].http("DELETE", "/api/boards/race")
+            #expect(r.status == 204, "round \(round): \(r.text)")
+            #expect(eventually(timeout: 20) { writer.isFinished })
+            #expect(try eventually { try nodes.allSatisfy { try $0.http("GET", "/api/boards/race").status == 404 } })
+        }
+    }
+}
