@@ -115,8 +115,13 @@ public final class PostgresFollower {
 
     /// A board from `position` to `head`: the log rows in between when they
     /// are all there, else the board row (or its absence).
+    ///
+    /// A position at the head is no change: the board row, read by a later
+    /// statement, may already hold a commit made since `head` was read, and
+    /// would reach subscribers as a snapshot where the log has the patch.
     static func read(_ name: String, after position: (epoch: String, rev: Int)?, to head: (epoch: String, rev: Int),
                      on c: PGConnection) throws(PGError) -> Update {
+        if let s = position, s.epoch == head.epoch, s.rev == head.rev { return .changes(board: name, epoch: head.epoch, []) }
         if let s = position, s.epoch == head.epoch, s.rev < head.rev {
             let r = try c.query("""
                 SELECT rev, ops FROM foldsync_changes WHERE board = $1 AND epoch = $2 AND rev > $3 AND rev <= $4 ORDER BY rev

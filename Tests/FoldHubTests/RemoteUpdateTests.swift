@@ -157,6 +157,20 @@ import Testing
         #expect(h.responses[9]?.status == 204)
         #expect(h.hub.board("default") == nil)
     }
+
+    /// The follower's answer to a catch-up that found the board where this
+    /// node holds it: no change (never a snapshot, read later, that may be
+    /// ahead of the log). The held action goes again; nothing more is asked.
+    @Test func aCatchUpThatFindsNothingNewReleasesTheHeldActions() throws {
+        let h = refusedToggle(tag: "mine")
+        #expect(h.catchUps == ["default e0 0"])
+        h.feed(.remote(.changes(board: "default", epoch: "e0", [])))
+        #expect(h.catchUps == ["default e0 0"], "asked once")
+        h.finishCommits()
+        let got = h.read(1)
+        #expect(got.map(\.type) == ["patch", "ack"])
+        #expect(got.map(\.rev) == [1, 1])
+    }
 }
 
 /// `/metrics` for a shared store: reconnects as counted, and the revs this

@@ -40,6 +40,8 @@ extension Hub {
     }
 
     private func applyRemote(_ changes: [StoredChange], to name: String, epoch: String) {
+        // A catch-up that found the board where this node holds it: nothing to apply or to ask again.
+        if changes.isEmpty { return }
         guard let b = boards[name], b.epoch == epoch, var board = b.committed else {
             return emit(.catchUp(board: name, epoch: boards[name]?.epoch ?? "", after: boards[name]?.rev ?? 0))
         }
