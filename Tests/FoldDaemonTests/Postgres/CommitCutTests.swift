@@ -89,7 +89,9 @@ import Testing
         // store passes (the backoff's first wait); then the next write takes
         // the rev the refused one did not: no gap, and the first patch the
         // watcher sees is that write's.
+        let refused = Date()
         #expect(try eventually(timeout: 15) { try rig.daemon.http("GET", "/readyz").status == 200 })
+        print("commit cut before the server: writes accepted again \(String(format: "%.2f", Date().timeIntervalSince(refused))) s after the refusal")
         let next = try rig.actor.answer(Wire.action(.toggle, id: "next", #""section":"s1""#), id: "next")
         #expect(next.type == "ack" && next.rev == rig.rev + 1, "\(next)")
         let patch = try rig.watcher.recvSkippingPresence()
@@ -98,5 +100,33 @@ import Testing
         #expect(try rig.head()["state"] == rig.view)
         #expect(rig.view != before["state"])
         #expect(try rig.loggedRevs() == Array(1..<(rig.rev + 2)))
+    }
+
+    /// The cut lands while the server is still inside its COMMIT (held there
+    /// by a deferred trigger that sleeps): a read-back at once would see the
+    /// old row and answer `internal` for a change that then lands. The
+    /// answer must agree with what the log holds in the end.
+    @Test func aCommitStillRunningWhenCutIsAnsweredByItsFinalOutcome() throws {
+        var rig = try Rig()
+        defer { rig.shutdown() }
+        try rig.server.psql(rig.uri, """
+            CREATE FUNCTION slow_commit() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_sleep(1); RETURN NULL; END $$;
+            CREATE CONSTRAINT TRIGGER slow_commit AFTER INSERT ON foldsync_changes DEFERRABLE INITIALLY DEFERRED
+              FOR EACH ROW EXECUTE FUNCTION slow_commit();
+            """)
+        rig.proxy.arm(.afterCommit(settleMs: 0))
+        let got = try rig.actor.answer(Wire.action(.toggle, id: "cut", #""section":"s0""#), id: "cut")
+        #expect(rig.proxy.cuts == 1)
+        // Whatever the server did with the COMMIT is settled by now (the trigger sleeps 1 s).
+        usleep(1_500_000)
+        let logged = try rig.loggedRevs()
+        #expect(got.type == "ack" || got.code == "internal", "\(got)")
+        if got.type == "ack" {
+            #expect(logged == Array(1..<(rig.rev + 2)), "acknowledged, so in the log")
+        } else {
+            #expect(logged == Array(1..<(rig.rev + 1)), "refused, so not in the log: \(got)")
+        }
+        #expect(try eventually(timeout: 15) { try rig.head().rev == (logged.last ?? 0) }, "the node agrees with the log")
+        print("commit cut while the server was still committing: answered \(got.type ?? "?"), log head \(logged.last ?? 0)")
     }
 }
