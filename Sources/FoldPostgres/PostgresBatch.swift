@@ -39,13 +39,19 @@ enum PostgresBatch {
                        actor = EXCLUDED.actor, session = EXCLUDED.session, action = EXCLUDED.action,
                        inverse = EXCLUDED.inverse, summary = EXCLUDED.summary
                        """, on: c)
-        // Kept: the last history-per-board changes, and any younger than history-days.
+        // Kept: the last history-per-board changes, and the ones from the first younger than
+        // history-days on. Each board's bound is found first (reading only the changes it
+        // deletes, as SQLiteStatements.pruneSQL explains), then its changes below it go.
         let pruned = batch.boards.filter { batch.prunable(below: $0.rev) > 0 }
         if !pruned.isEmpty {
             let upTo = JSON.object(JSONObject(pruned.map { ($0.name, JSON.int(batch.prunable(below: $0.rev))) }))
             try c.query("""
-                DELETE FROM foldsync_changes c USING json_each_text($1::json) AS t(board, upto)
-                WHERE c.board = t.board AND c.rev <= t.upto::bigint AND c.at < $2
+                DELETE FROM foldsync_changes c USING (
+                    SELECT t.board, coalesce((SELECT y.rev FROM foldsync_changes y
+                        WHERE y.board = t.board AND y.rev <= t.upto::bigint AND y.at >= $2 ORDER BY y.rev LIMIT 1),
+                        t.upto::bigint + 1) AS below
+                    FROM json_each_text($1::json) AS t(board, upto)) AS p
+                WHERE c.board = p.board AND c.rev < p.below
                 """, [String(decoding: upTo.encoded(), as: UTF8.self), String(batch.cutoff)])
         }
         // Delivered at COMMIT, to every daemon's follower: a wake-up, the tables say what changed.

@@ -17,6 +17,8 @@ public enum SQLiteBackup {
         public var maxRev: Int
         public var bytes: Int
         public var seconds: Double
+        /// Where a restore kept the store it replaced; nil when there was none.
+        public var previous: String? = nil
     }
 
     /// Copies the store at `source` to `out` (replaced atomically when it exists).
@@ -71,6 +73,7 @@ public enum SQLiteBackup {
                 let kept = db + ".before-restore"
                 try? fm.removeItem(atPath: kept)
                 do { try fm.moveItem(atPath: db, toPath: kept) } catch { throw StoreError("cannot move \(db) aside: \(error.localizedDescription)") }
+                report.previous = kept
             }
             try durablyRename(staging, to: db)
             report.seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9

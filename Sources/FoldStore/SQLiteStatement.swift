@@ -48,6 +48,10 @@ final class SQLiteStatement {
         try database.check(sqlite3_step(stmt), "step") == .row
     }
 
+    /// SQLite's count of virtual-machine steps this statement has run: what
+    /// it cost, for tests that bound how much a statement reads.
+    var vmSteps: Int { Int(sqlite3_stmt_status(stmt, Int32(SQLITE_STMTSTATUS_VM_STEP), 0)) }
+
     func text(_ col: Int32) -> String {
         guard let p = sqlite3_column_text(stmt, col) else { return "" }
         return String(cString: p)

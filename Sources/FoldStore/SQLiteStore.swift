@@ -153,6 +153,17 @@ final class SQLiteStatements {
     let upsertBoard, deleteBoard, deleteChanges, insertChange, pruneChanges: SQLiteStatement
     let selectBoards, selectChanges, historySince, historyBefore: SQLiteStatement
 
+    /// Kept: the last history-per-board changes (`rev > ?2`), and the ones
+    /// from the first younger than history-days (`at >= ?3`) on. It runs in
+    /// every commit, so it reads only what it deletes: the oldest changes in
+    /// rev order up to the first young one (the `at` of later revs is rarely
+    /// older; such a change goes with the young one before it). One bound
+    /// on `rev`, so SQLite ranges over the primary key up to it.
+    static let pruneSQL = """
+        DELETE FROM changes WHERE board = ?1 AND rev < coalesce(
+            (SELECT rev FROM changes WHERE board = ?1 AND rev <= ?2 AND at >= ?3 ORDER BY rev LIMIT 1), ?2 + 1)
+        """
+
     init(_ db: SQLiteDatabase) throws(StoreError) {
         upsertBoard = try db.prepare("""
             INSERT INTO boards(name, epoch, rev, state) VALUES(?1, ?2, ?3, ?4)
@@ -164,8 +175,7 @@ final class SQLiteStatements {
             INSERT OR REPLACE INTO changes(board, rev, ops, at, actor, session, action, inverse, summary)
             VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
             """)
-        // Kept: the last history-per-board changes, and any younger than history-days.
-        pruneChanges = try db.prepare("DELETE FROM changes WHERE board = ?1 AND rev <= ?2 AND at < ?3")
+        pruneChanges = try db.prepare(Self.pruneSQL)
         selectBoards = try db.prepare("SELECT name, epoch, rev, state FROM boards ORDER BY name")
         selectChanges = try db.prepare("SELECT rev, ops FROM changes WHERE board = ?1 AND rev > ?2 ORDER BY rev")
         let columns = "rev, ops, at, actor, session, action, inverse, summary"

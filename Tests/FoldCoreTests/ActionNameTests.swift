@@ -21,8 +21,9 @@ struct ActionNameTests {
     @Test func permissionsFollowTheTable() {
         let fold: [ActionName] = [.toggle, .expand, .collapse, .expandAll, .collapseAll, .focus, .clearFocus]
         for name in ActionName.allCases {
-            // A revert needs at least `fold`, then what the change it undoes needed (checked by the hub).
-            let expected: Permission = fold.contains(name) || name == .revert ? .fold : name == .replace ? .admin : .edit
+            // A revert needs one that changes something, then what the change it undoes needed (checked by the hub).
+            let expected: Permission = name == .revert ? [.fold, .edit, .admin]
+                : fold.contains(name) ? .fold : name == .replace ? .admin : .edit
             #expect(name.permission == expected, "\(name)")
             #expect(name.isFold == fold.contains(name))
         }

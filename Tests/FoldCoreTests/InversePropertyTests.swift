@@ -108,5 +108,9 @@ import Testing
         #expect(ChangeSummary.describe(.toggle(section: "s1"), before: b, after: after) == "toggle s1 → expanded 'Today'")
         #expect(text(ChangeSummary.record(.toggle(section: "s1"))) == #"{"type":"toggle","section":"s1"}"#)
         #expect(text(ChangeSummary.record(.replace(after))) == #"{"type":"replace","sections":1}"#)
+        #expect(ChangeSummary.describe(.replace(after), before: b, after: after) == "replace the board (1 section, single)")
+        #expect(ChangeSummary.describe(.collapseAll, before: after, after: b) == "collapse all (1 section)")
+        let two = Board(mode: .multi, sections: [Section(id: "a", title: "A"), Section(id: "b", title: "B")])
+        #expect(ChangeSummary.describe(.expandAll, before: two, after: two) == "expand all (2 sections)")
     }
 }

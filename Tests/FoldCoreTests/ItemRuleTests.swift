@@ -48,6 +48,11 @@ import Testing
         "ftp://example.com", "file:///etc/passwd", "/relative", "example.com", "//example.com", "http:/one-slash",
         "https://", "https:///path", "mailto:", ":nothing", " javascript:alert(1)", "java\tscript:alert(1)",
         "java\nscript:alert(1)", "https://exa mple.com", "https://example.com/\u{7F}", "1http://x",
+        // Beyond ASCII: a C1 control (CSI, for a terminal that prints the link), Unicode
+        // spaces and line breaks, and invisible formatting (a byte-order mark, a bidi override).
+        "https://example.com/\u{9B}31m", "https://example.com/a\u{A0}b", "https://example.com/\u{2028}",
+        "https://example.com/\u{3000}", "\u{FEFF}https://example.com", "https://example.com/\u{202E}gpj.exe",
+        "https://exa\u{200B}mple.com",
     ])
     func linksOutsideHttpHttpsMailtoAreInvalid(href: String) {
         #expect(!Link.isAllowed(href))

@@ -34,7 +34,7 @@ import Testing
             let out = d.directory.appendingPathComponent("backup-\(n).db").path
             let r = try DaemonProcess.runOnce(["backup", "--db", d.dbPath, out], timeout: 30)
             #expect(r.status == 0, "\(r.stderr)")
-            #expect(r.stdout.contains("backed up") && r.stdout.contains("1 boards"), "\(r.stdout)")
+            #expect(r.stdout.contains("backed up") && r.stdout.contains("1 board,"), "\(r.stdout)")
             #expect(!FileManager.default.fileExists(atPath: out + ".partial"))
             let store = try SQLiteStore(path: out)
             let board = try #require(try store.loadBoards().first { $0.name == "default" })
@@ -87,6 +87,20 @@ import Testing
         let older = try d.connect()
         try older.send(Wire.subscribe(since: (epoch, 2)))
         #expect(try older.recvSkippingPresence().type == "snapshot")
+    }
+
+    /// A restore onto a path that holds no store yet (a new machine) keeps
+    /// nothing aside, and says so: no `.before-restore` to look for.
+    @Test func aRestoreIntoANewPlaceNamesNoPreviousFile() throws {
+        let d = try DaemonProcess()
+        defer { d.shutdown() }
+        let out = d.directory.appendingPathComponent("copy.db").path
+        #expect(try DaemonProcess.runOnce(["backup", "--db", d.dbPath, out]).status == 0)
+        let fresh = d.directory.appendingPathComponent("fresh.db").path
+        let r = try DaemonProcess.runOnce(["restore", out, "--db", fresh])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.contains("1 board,") && !r.stdout.contains("before-restore"), "\(r.stdout)")
+        #expect(!FileManager.default.fileExists(atPath: fresh + ".before-restore"))
     }
 
     @Test func postgreSQLBackupsArePgDumpsAndBadUsageIsStatusTwo() throws {

@@ -67,6 +67,37 @@ import Testing
         let record = try #require(h.store.changes.last?.record)
         #expect(record.summary == "undo rev 1 (title of s2 '2' → 'x')")
     }
+
+    /// "It needs the permission the original action needed": an editor
+    /// without `fold` undoes an edit, an admin-only token a replace; a
+    /// token with no write permission is refused before anything is read.
+    @Test func aRevertNeedsOnlyWhatTheUndoneActionNeeded() throws {
+        let secrets = ["writer": "w-secret", "boss": "b-secret", "viewer": "v-secret"]
+        let h = HubHarness { c in
+            let hex = { (s: String) in OpenSSLDigest().hex(Array(s.utf8)) }
+            c.access.tokens = [try! AccessToken.parse("writer read,edit \(hex("w-secret"))").get(),
+                               try! AccessToken.parse("boss admin \(hex("b-secret"))").get(),
+                               try! AccessToken.parse("viewer read \(hex("v-secret"))").get()]
+        }
+        h.autoCommit = true
+        func post(_ id: UInt64, _ token: String, _ action: String) -> HubResponse? {
+            h.feed(.http(HubRequest(id: id, method: "POST", path: "/api/boards/default/actions",
+                                    headers: ["authorization": "Bearer \(secrets[token]!)"], body: Array(action.utf8))))
+            h.finishReads()
+            return h.responses[id]
+        }
+        #expect(post(1, "writer", #"{"type":"setTitle","section":"s2","title":"x"}"#)?.status == 200)
+        let undo = post(2, "writer", #"{"type":"revert","rev":1}"#)
+        #expect(undo?.status == 200, "\(undo.map { text($0.body) } ?? "")")
+        #expect(post(3, "boss", #"{"type":"replace","state":{"mode":"multi","sections":[]}}"#)?.status == 200)
+        #expect(post(4, "writer", #"{"type":"revert","rev":3}"#)?.status == 403)
+        #expect(post(5, "boss", #"{"type":"revert","rev":3}"#)?.status == 200)
+        h.holdReads = true
+        h.feed(.http(HubRequest(id: 6, method: "POST", path: "/api/boards/default/actions",
+                                headers: ["authorization": "Bearer v-secret"], body: Array(#"{"type":"revert","rev":4}"#.utf8))))
+        #expect(h.responses[6]?.status == 403)
+        #expect(h.heldReads.isEmpty, "a token that may change nothing costs no read")
+    }
 }
 
 func text(_ bytes: [UInt8]) -> String { String(decoding: bytes, as: UTF8.self) }

@@ -33,6 +33,34 @@ import Testing
         try store.probe()
     }
 
+    /// Two boards pruned in one commit, each by its own bound: the oldest
+    /// changes go up to the first young one; young ones stay past the last N.
+    @Test func eachBoardIsPrunedOldestFirstInOneCommit() throws {
+        let uri = try PostgresServer.shared().createDatabase()
+        let store = try PostgresStore(uri: uri)
+        defer { store.close() }
+        let day = 86_400_000, now = 100 * day
+        let record = ChangeRecord(actor: "a", session: "http", action: Array("{}".utf8), inverse: Array("[]".utf8), summary: "s")
+        func fill(_ name: String, _ revs: ClosedRange<Int>, at: Int, into batch: inout CommitBatch) {
+            batch.boards.append(board(name, rev: revs.upperBound))
+            batch.changes += revs.map { StoredChange(board: name, rev: $0, ops: Array("[]".utf8),
+                                                      record: ChangeRecord(at: at, actor: record.actor, session: record.session,
+                                                                           action: record.action, inverse: record.inverse, summary: record.summary)) }
+        }
+        var old = CommitBatch(historyLimit: 5, now: now - 3 * day, keepMs: day)
+        old.created = ["a", "b"]
+        fill("a", 1...20, at: now - 3 * day, into: &old)
+        fill("b", 1...10, at: now - 3 * day, into: &old)
+        try store.commit(old)
+        var young = CommitBatch(historyLimit: 5, now: now, keepMs: day)
+        fill("a", 21...30, at: now - day / 2, into: &young)
+        fill("b", 11...11, at: now, into: &young)
+        try store.commit(young)
+        // a: 1...20 older than a day go, 21...30 are young (25 and below too); b: only the last 5.
+        #expect(try store.loadChanges(board: "a", after: 0).map(\.rev) == Array(21...30))
+        #expect(try store.loadChanges(board: "b", after: 0).map(\.rev) == Array(7...11))
+    }
+
     @Test func createIfAbsentCreatesOnce() throws {
         let uri = try PostgresServer.shared().createDatabase()
         let first = try PostgresStore(uri: uri), second = try PostgresStore(uri: uri)

@@ -28,6 +28,53 @@ import Testing
         try store.probe()
     }
 
+    static let day = 86_400_000
+
+    /// `count` changes of board `b` from rev `from`, committed at `at` in one batch.
+    func fill(_ store: SQLiteStore, from: Int, count: Int, at: Int, historyLimit: Int = 10) throws {
+        var batch = CommitBatch(historyLimit: historyLimit, now: at, keepMs: Self.day)
+        let last = from + count - 1
+        batch.boards = [StoredBoard(name: "b", epoch: "e", rev: last, state: Array("{}".utf8))]
+        let record = ChangeRecord(actor: "a", session: "http", action: Array("{}".utf8), inverse: Array("[]".utf8), summary: "s")
+        batch.changes = (from...last).map { StoredChange(board: "b", rev: $0, ops: Array("[]".utf8), record: record) }
+        try store.commit(batch)
+    }
+
+    /// Pruning by age removes the oldest changes and keeps the young ones
+    /// and the last `historyLimit`, whatever their age.
+    @Test func changesOlderThanTheirDaysArePrunedOldestFirst() throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = try SQLiteStore(path: path, busyTimeoutMs: 100)
+        let now = 100 * Self.day
+        try fill(store, from: 1, count: 30, at: now - 3 * Self.day)
+        #expect(try store.loadChanges(board: "b", after: 0).map(\.rev) == Array(1...30), "none older than a day yet")
+        try fill(store, from: 31, count: 30, at: now - Self.day / 2)
+        #expect(try store.loadChanges(board: "b", after: 0).map(\.rev) == Array(31...60), "2.5 days older than this commit")
+        try fill(store, from: 61, count: 1, at: now)
+        #expect(try store.loadChanges(board: "b", after: 0).map(\.rev) == Array(31...61), "young ones stay, beyond the last 10 too")
+        try fill(store, from: 62, count: 1, at: now + 2 * Self.day)
+        #expect(try store.loadChanges(board: "b", after: 0).map(\.rev) == Array(53...62), "old ones beyond the last 10 go")
+    }
+
+    /// The prune runs in every commit: it must cost what it deletes, not
+    /// what the history holds (30 days of a busy board is millions of rows).
+    /// Counted in SQLite's own steps of the statement, not timed.
+    @Test func thePruneOfACommitDoesNotReadTheWholeHistory() throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = try SQLiteStore(path: path, busyTimeoutMs: 100)
+        let now = 100 * Self.day
+        try fill(store, from: 1, count: 5_000, at: now - 1_000)
+        store.close()
+        let db = try SQLiteDatabase(path: path)
+        let prune = try db.prepare(SQLiteStatements.pruneSQL)
+        let batch = CommitBatch(historyLimit: 10, now: now, keepMs: Self.day)
+        try prune.bind(1, "b"); try prune.bind(2, batch.prunable(below: 5_001)); try prune.bind(3, batch.cutoff)
+        try prune.run()
+        #expect(prune.vmSteps < 500, "\(prune.vmSteps) steps to prune nothing from 5,000 young changes")
+        let count = try db.prepare("SELECT count(*) FROM changes")
+        #expect(try count.step() && count.int(0) == 5_000)
+    }
+
     @Test func aBindOutOfRangeThrows() throws {
         defer { try? FileManager.default.removeItem(at: directory) }
         let db = try SQLiteDatabase(path: path)

@@ -7,7 +7,8 @@ import { $, time } from './page-chrome.js';
 
 // Entries shown; older ones drop off the end.
 const SHOWN = 30;
-const FOLDS = new Set(['toggle', 'expand', 'collapse', 'expandAll', 'collapseAll']);
+// The daemon's `ActionName.isFold`: folding, and pointing at an item.
+const FOLDS = new Set(['toggle', 'expand', 'collapse', 'expandAll', 'collapseAll', 'focus', 'clearFocus']);
 
 // The permission undoing an entry needs: what its action needed (a revert
 // counts as the action it reverted); null when it cannot be undone.

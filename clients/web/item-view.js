@@ -3,13 +3,17 @@
 // `label` and, when present and a string, `detail`, `href`, `badge` and `id`.
 // Lenient on purpose: the page shows what the daemon sent, even a document
 // that was written around it. A link is kept only when it is an http, https
-// or mailto URL with no whitespace or control character anywhere (browsers
-// drop tabs and newlines inside URLs, so `java\tscript:` must not pass);
+// or mailto URL with no whitespace, control or invisible formatting
+// character anywhere (browsers drop tabs and newlines inside URLs, so
+// `java\tscript:` must not pass);
 // anything else (`javascript:`, `data:`, a relative path) is no link at all.
 // Pure: no DOM.
 
 const SCHEME = /^([A-Za-z][A-Za-z0-9+.-]*):/;
-const FORBIDDEN = /[\u0000-\u0020\u007f]/;
+// As Link.swift: ASCII controls and space, C1 controls, every Unicode space
+// or line break (\s), and invisible formatting (\p{Cf}: bidi overrides,
+// zero-width spaces, a byte-order mark) that would disguise a link.
+const FORBIDDEN = /[\u0000-\u0020\u007f-\u009f\s\p{Cf}]/u;
 
 export function safeHref(href) {
   if (typeof href !== 'string' || FORBIDDEN.test(href)) return null;

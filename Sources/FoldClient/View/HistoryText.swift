@@ -24,7 +24,8 @@ public enum HistoryText {
         }
         let day = at / 86_400_000
         let when = (day == todayMs / 86_400_000 ? "" : date(day) + " ") + time(at)
-        return "rev \(rev)  \(when)  \(actor)  \(e["summary"]?.stringValue ?? "")"
+        // Summaries quote titles and labels: anyone's text, cleaned as `show` cleans it.
+        return "rev \(rev)  \(when)  \(Printable.clean(actor))  \(Printable.clean(e["summary"]?.stringValue ?? ""))"
     }
 
     static func time(_ ms: Int) -> String {

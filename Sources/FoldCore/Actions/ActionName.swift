@@ -21,9 +21,12 @@ public enum ActionName: String, CaseIterable, Sendable {
 
     /// The permission an action of this kind needs: `fold` for folding and focus,
     /// `admin` to replace a whole board, `edit` for every other change. A
-    /// revert needs at least `fold`, then what the change it undoes needed.
+    /// revert needs what the change it undoes needed (checked by the hub once
+    /// it has read that change); up front, any one of the three (see
+    /// `AccessToken.allows`), so a read-only token costs no history read.
     public var permission: Permission {
-        if isFold || self == .revert { return .fold }
+        if isFold { return .fold }
+        if self == .revert { return [.fold, .edit, .admin] }
         return self == .replace ? .admin : .edit
     }
 }

@@ -27,8 +27,12 @@ public struct AccessToken: Sendable, Equatable {
         return .success(AccessToken(name: f[0], permissions: perms, hash: hash, boards: glob))
     }
 
+    /// `p` lists alternatives: the token needs one of them (an action needs
+    /// one permission; a revert any one that changes something, before the
+    /// hub checks the one its change needed; none at all, `[]`, for what any
+    /// valid token may see), and `board` within its glob.
     public func allows(_ p: Permission, board: String?) -> Bool {
-        guard permissions.contains(p) else { return false }
+        guard p.isEmpty || !permissions.isDisjoint(with: p) else { return false }
         guard let board else { return true }
         return Glob.matches(boards, board)
     }

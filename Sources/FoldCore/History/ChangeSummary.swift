@@ -15,8 +15,8 @@ public enum ChangeSummary {
         case .toggle(let id): return fold("toggle", id)
         case .expand(let id): return fold("expand", id)
         case .collapse(let id): return fold("collapse", id)
-        case .expandAll: return "expand all (\(after.sections.count) sections)"
-        case .collapseAll: return "collapse all (\(after.sections.count) sections)"
+        case .expandAll: return "expand all (\(count(after.sections.count, "section")))"
+        case .collapseAll: return "collapse all (\(count(after.sections.count, "section")))"
         case .setMode(let m): return "mode → \(m.rawValue)"
         case .addSection:
             let added = after.sections.first { s in before.index(of: s.id) == nil }
@@ -27,8 +27,8 @@ public enum ChangeSummary {
         case .setTitle(let id, let t):
             let old = before.index(of: id).map { before.sections[$0].title } ?? ""
             return "title of \(id) '\(clip(old))' → '\(clip(t))'"
-        case .setItems(let id, let items): return "items of \(id)\(title(id)) → \(items.count) item\(items.count == 1 ? "" : "s")"
-        case .replace(let b): return "replace the board (\(b.sections.count) sections, \(b.mode.rawValue))"
+        case .setItems(let id, let items): return "items of \(id)\(title(id)) → \(count(items.count, "item"))"
+        case .replace(let b): return "replace the board (\(count(b.sections.count, "section")), \(b.mode.rawValue))"
         case .revert(let rev): return "undo rev \(rev)" + (reverted.map { " (\($0))" } ?? "")
         case .focus(let id, let n):
             let item: JSON? = after.index(of: id).flatMap { i in n < after.sections[i].items.count ? after.sections[i].items[n] : nil }
@@ -36,6 +36,9 @@ public enum ChangeSummary {
         case .clearFocus: return "clear the focus"
         }
     }
+
+    /// `1 item`, `3 items`.
+    static func count(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
 
     /// Long titles are cut: a summary is one line.
     static func clip(_ s: String) -> String {

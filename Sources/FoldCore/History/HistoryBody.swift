@@ -50,7 +50,7 @@ public enum HistoryBody {
         // Over the byte bound, drop from the far end (the newest going forward, the oldest going back); one entry always stays.
         var bytes = 0
         for (n, e) in (forward ? Array(kept) : kept.reversed()).enumerated() {
-            bytes += e.ops.count + (e.record.map { $0.action.count + $0.inverse.count + $0.summary.utf8.count } ?? 0)
+            bytes += size(of: e)
             if bytes > maxPageBytes && n > 0 {
                 kept = forward ? kept.prefix(n) : kept.suffix(n)
                 more = true
@@ -58,6 +58,11 @@ public enum HistoryBody {
             }
         }
         return (kept, more)
+    }
+
+    /// The bytes of an entry that count against `maxPageBytes`.
+    public static func size(of e: StoredChange) -> Int {
+        e.ops.count + (e.record.map { $0.action.count + $0.inverse.count + $0.summary.utf8.count } ?? 0)
     }
 
     public static func encode(board: String, epoch: String, rev: Int, more: Bool, entries: ArraySlice<StoredChange>) -> [UInt8] {

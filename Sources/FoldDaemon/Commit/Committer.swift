@@ -53,15 +53,41 @@ final class Committer: Sendable {
         _ = done.wait(timeout: .now() + timeout)
     }
 
-    /// Pages through a revert's read (see `HistoryRead.skeletonsAfterFirst`).
-    private func read(_ r: HistoryRead) throws(StoreError) -> [StoredChange] {
-        guard r.skeletonsAfterFirst, case .since(var since) = r.query.anchor else { return try store.history(board: r.board, r.query) }
+    /// Entries read from the store at a time.
+    static let readChunk = 16
+
+    /// Reads what `r` asks for, a chunk at a time. A revert's read keeps the
+    /// later changes as skeletons (see `HistoryRead.skeletonsAfterFirst`); a
+    /// page for HTTP stops once it holds more than `HistoryBody.maxPageBytes`
+    /// (an entry may hold a whole board), so a read costs a page's bound in
+    /// memory, not `limit` boards; `HistoryBody.page` then cuts it and says `more`.
+    static func load(_ r: HistoryRead, from store: any BoardStore) throws(StoreError) -> [StoredChange] {
         var out: [StoredChange] = []
-        while out.count < r.query.limit {
-            let page = try store.history(board: r.board, HistoryQuery(.since(since), limit: min(50, r.query.limit - out.count)))
-            guard let last = page.last else { break }
-            out += out.isEmpty ? [page[0]] + HistoryRead.skeletons(Array(page.dropFirst())) : HistoryRead.skeletons(page)
-            since = last.rev
+        if r.skeletonsAfterFirst, case .since(var since) = r.query.anchor {
+            while out.count < r.query.limit {
+                let page = try store.history(board: r.board, HistoryQuery(.since(since), limit: min(50, r.query.limit - out.count)))
+                guard let last = page.last else { break }
+                out += out.isEmpty ? [page[0]] + HistoryRead.skeletons(Array(page.dropFirst())) : HistoryRead.skeletons(page)
+                since = last.rev
+            }
+            return out
+        }
+        var anchor = r.query.anchor
+        var bytes = 0
+        while out.count < r.query.limit, bytes <= HistoryBody.maxPageBytes || out.count < 2 {
+            let asked = min(readChunk, r.query.limit - out.count)
+            let page = try store.history(board: r.board, HistoryQuery(anchor, limit: asked))
+            guard let first = page.first, let last = page.last else { break }
+            bytes += page.reduce(0) { $0 + HistoryBody.size(of: $1) }
+            // Oldest first from `since`; from the latest or `before`, each chunk is older than the last.
+            if case .since = anchor {
+                out += page
+                anchor = .since(last.rev)
+            } else {
+                out = page + out
+                anchor = .before(first.rev)
+            }
+            if page.count < asked { break }
         }
         return out
     }
@@ -89,7 +115,7 @@ final class Committer: Sendable {
                 }
             case .read(let r):
                 do {
-                    answer(r.id, .success(try read(r)))
+                    answer(r.id, .success(try Self.load(r, from: store)))
                 } catch {
                     answer(r.id, .failure(error))
                 }

@@ -22,16 +22,19 @@ enum Maintenance {
             switch c.kind {
             case .backup:
                 let r = try SQLiteBackup.backup(from: c.db, to: c.file)
-                print("backed up \(c.db) to \(c.file): \(r.boards) boards, highest rev \(r.maxRev), \(r.bytes) bytes in \(milliseconds(r.seconds)) ms")
+                print("backed up \(c.db) to \(c.file): \(boards(r.boards)), highest rev \(r.maxRev), \(r.bytes) bytes in \(milliseconds(r.seconds)) ms")
             case .restore:
                 let r = try SQLiteBackup.restore(from: c.file, to: c.db, newEpoch: Hub.newEpoch)
-                print("restored \(c.file) into \(c.db): \(r.boards) boards, each at a new epoch (clients resynchronise); the previous file is \(c.db).before-restore")
+                print("restored \(c.file) into \(c.db): \(boards(r.boards)), each at a new epoch (clients resynchronise)"
+                      + (r.previous.map { "; the previous file is \($0)" } ?? ""))
             }
             return 0
         } catch {
             return fail("\(c.kind.rawValue) failed: \(error.description)", error.schemaTooNew ? 2 : 1)
         }
     }
+
+    static func boards(_ n: Int) -> String { n == 1 ? "1 board" : "\(n) boards" }
 
     static func milliseconds(_ s: Double) -> String { String(Int((s * 1000).rounded())) }
 }

@@ -14,6 +14,13 @@ test('an undo needs what the undone action needed', () => {
   assert.equal(undoPermission({ rev: 1, ops: [] }), null, 'kept from before history: no undo');
 });
 
+test('pointing at an item is a fold: its undo needs fold, as the daemon says', () => {
+  const e = (action) => ({ rev: 1, action, inverse: [] });
+  assert.equal(undoPermission(e({ type: 'focus', section: 's0', item: 1 })), 'fold');
+  assert.equal(undoPermission(e({ type: 'clearFocus' })), 'fold');
+  assert.equal(undoPermission(e({ type: 'revert', rev: 4, reverts: 'focus' })), 'fold');
+});
+
 test('who names the token and the session', () => {
   assert.equal(who({ actor: 'alice', session: 'c3' }), 'alice · c3');
   assert.equal(who({ actor: 'editor', session: 'http' }), 'editor · HTTP');

@@ -19,7 +19,8 @@ test('only http, https and mailto links are links', () => {
   for (const bad of ['javascript:alert(1)', 'JavaScript:alert(1)', 'data:text/html,<script>alert(1)</script>',
     'vbscript:x', 'ftp://example.com', '/relative', 'example.com', '//example.com', 'http:/one', 'https://',
     'https:///path', 'mailto:', ' javascript:alert(1)', 'java\tscript:alert(1)', 'java\nscript:alert(1)',
-    'https://exa mple.com', 'https://x/\u007f', 1, null, undefined, {}]) {
+    'https://exa mple.com', 'https://x/\u007f', 'https://x/\u009b31m', 'https://x/a\u00a0b', 'https://x/\u2028',
+    'https://x/\u3000', '\ufeffhttps://x', 'https://x/\u202egpj.exe', 'https://exa\u200bmple.com', 1, null, undefined, {}]) {
     assert.equal(safeHref(bad), null, String(bad));
     assert.equal(itemFields({ label: 'L', href: bad }).href, null);
   }
