@@ -38,6 +38,9 @@ final class PGConnection {
 
     var isBroken: Bool { PQstatus(handle) != CONNECTION_OK }
 
+    /// The server process serving this connection (what `pg_stat_activity.pid` calls it).
+    var backendPID: Int32 { PQbackendPID(handle) }
+
     /// Runs one statement (or several, without parameters). Parameters travel
     /// as text, out of band, so nothing is ever spliced into SQL.
     @discardableResult

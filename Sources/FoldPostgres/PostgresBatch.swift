@@ -1,4 +1,5 @@
 import FoldCore
+import Glibc
 
 /// The statements of one batch, inside the caller's transaction.
 enum PostgresBatch {
@@ -140,7 +141,25 @@ enum PostgresBatch {
     /// Our own SQLSTATE-like code for `lockAndCheck`'s refusal (class 40: transaction rollback).
     static let conflictState = "40F01"
 
-    /// After a connection lost during COMMIT: true when every board of the
+    /// After a connection lost during COMMIT: ends the session that ran it
+    /// and waits until it is gone, so its transaction is settled (committed or
+    /// rolled back) before `isCommitted` looks. A session still inside its
+    /// COMMIT finishes it first (the server holds the signal until then); one
+    /// that never got it rolls back. Throws when it outlives `timeoutMs`.
+    static func awaitEnd(of pid: Int32, on c: PGConnection, timeoutMs: Int) throws(PGError) {
+        guard pid != 0 else { return }
+        try c.query("SELECT pg_terminate_backend($1)", [String(pid)])
+        let deadline = ContinuousClock.now + .milliseconds(timeoutMs)
+        while try c.query("SELECT 1 FROM pg_stat_activity WHERE pid = $1", [String(pid)]).rows != 0 {
+            guard ContinuousClock.now < deadline else {
+                throw PGError(message: "the session that ran a COMMIT cut short (pid \(pid)) did not end within \(timeoutMs) ms; its outcome is unknown",
+                              connectionLost: false)
+            }
+            usleep(10_000)
+        }
+    }
+
+    /// After a connection lost during COMMIT (and `awaitEnd`): true when every board of the
     /// batch stands where the batch put it (so the COMMIT happened).
     static func isCommitted(_ batch: CommitBatch, on c: PGConnection) throws(PGError) -> Bool {
         for b in batch.boards {

@@ -97,12 +97,16 @@ public final class PostgresStore: BoardStore, @unchecked Sendable {
                 if !error.connectionLost { _ = try? c.query("ROLLBACK") }
                 throw error
             }
+            let backend = c.backendPID
             do throws(PGError) {
                 try c.query("COMMIT")
             } catch where error.connectionLost {
-                // The COMMIT may or may not have happened: read the outcome back, never guess.
+                // The COMMIT may or may not have happened: read the outcome back, never guess,
+                // once the old session is over (it may still be committing).
                 link.drop()
-                if try PostgresBatch.isCommitted(batch, on: link.connection()) { return }
+                let fresh = try link.connection()
+                try PostgresBatch.awaitEnd(of: backend, on: fresh, timeoutMs: link.timeoutMs)
+                if try PostgresBatch.isCommitted(batch, on: fresh) { return }
                 throw error
             }
         }
