@@ -5,7 +5,7 @@ import FoldTransport
 /// Each transport callback is one hub input.
 extension HubDriver: WebServerDelegate {
     func admit(path: String, headers: [String: String], peer: String) -> HTTPResponse? {
-        hub.admit(headers: headers, peer: peer).map(HTTPResponse.init)
+        hub.admit(headers: headers, peer: peer)
     }
 
     func opened(_ connection: Connection) {

@@ -61,7 +61,7 @@ final class HubDriver {
             server.connection(id)?.close(code: code, reason: reason, flush: flush, deadlineSeconds: deadline)
         case .commit(let batch): committer.submit(batch)
         case .probe: committer.probe()
-        case .respond(let exchange, let reply): server.respond(exchange, HTTPResponse(reply))
+        case .respond(let exchange, let reply): server.respond(exchange, reply)
         case .serveFile(let exchange, let path, let etag): server.respond(exchange, web.serve(path: path, ifNoneMatch: etag))
         case .serveMetrics(let exchange):
             let t = server.counters, w = server.writeCounts
@@ -101,11 +101,5 @@ final class HubDriver {
             if self.armedWake == t { self.armedWake = nil }
             self.feed(.tick)
         }
-    }
-}
-
-extension HTTPResponse {
-    init(_ reply: HubResponse) {
-        self.init(status: reply.status, contentType: reply.contentType, headers: reply.headers, body: reply.body)
     }
 }

@@ -72,7 +72,7 @@ final class StaticFiles {
     }
 
     private func notFound(_ path: String) -> HTTPResponse {
-        var r = HTTPResponse(HubResponse.error(.notFound, "nothing at \(path)"))
+        var r = HubResponse.error(.notFound, "nothing at \(path)")
         r.headers.append(("content-security-policy", Self.csp))
         return r
     }

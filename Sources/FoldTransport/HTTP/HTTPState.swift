@@ -1,3 +1,5 @@
+import FoldCore
+
 /// One HTTP transaction in flight. Service thread only.
 final class HTTPState {
     let id: UInt64

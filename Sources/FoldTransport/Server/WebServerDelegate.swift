@@ -1,3 +1,5 @@
+import FoldCore
+
 /// What the transport reports. Every method runs on the service thread.
 public protocol WebServerDelegate: AnyObject {
     /// Decides a WebSocket upgrade before it completes: nil accepts; an

@@ -1,4 +1,5 @@
-/// An HTTP answer: status, headers and the whole body, written by `WebServer.respond`.
+/// An HTTP answer: status, headers and the whole body. The hub builds it
+/// (`HubResponse`), the transport writes it (`WebServer.respond`): one type, no copy between them.
 public struct HTTPResponse: Sendable {
     public var status: Int
     public var contentType: String
