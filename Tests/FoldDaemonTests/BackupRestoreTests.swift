@@ -45,6 +45,8 @@ import Testing
             store.close()
             copies.append(board.rev)
         }
+        // The writer is still going: a loaded machine may need a moment for its next ack.
+        _ = eventually(timeout: 10) { written.value > copies.last ?? 0 || stop.value == 2 }
         stop.set(1)
         _ = eventually(timeout: 10) { stop.value == 2 }
         #expect(copies == copies.sorted() && copies.first ?? 0 > 0, "\(copies)")
