@@ -85,4 +85,57 @@ import Testing
         }
         #expect(batching.batchFrames > 0)
     }
+
+    /// A reader that falls behind: the daemon's socket fills, writes go
+    /// short, lws holds the rest, and later writes queue behind it. Through
+    /// io_uring and through one send() each, the reader still gets every
+    /// frame whole and in order, and the other subscriber keeps up.
+    @Test(arguments: ["on", "off"])
+    func aReaderThatFallsBehindGetsEveryFrameWholeThroughShortWrites(ioUring: String) throws {
+        let d = try DaemonProcess(["--io-uring", ioUring, "--max-actions-per-second", "100000", "--action-burst", "100000",
+                                   "--max-queue-frames", "100000", "--max-queue-bytes", "1073741824"])
+        defer { d.shutdown() }
+        let lagging = try d.connect(protocols: ["foldsync.v1"], receiveBuffer: 4096)
+        var rev = try #require(try lagging.subscribe().rev)
+        let keeping = try d.connect(protocols: ["foldsync.v1"])
+        var keptRev = try #require(try keeping.subscribe().rev)
+        let publisher = try d.connect()
+        // 200 patches of 14 items of 2-4 KB (each under the 64 KB message
+        // limit), about 8 MB: more than a 4 KB window and the daemon's send
+        // buffer (the kernel's 4 MB at most) hold.
+        let count = 200
+        func item(_ i: Int, _ k: Int) -> String { "t\(i).\(k)-" + String(repeating: "y", count: 2_000 + (i * 53 + k * 7) % 2_000) }
+        var burst: [UInt8] = []
+        for i in 0..<count {
+            let items = (0..<14).map { "\"\(item(i, $0))\"" }.joined(separator: ",")
+            burst += TestSocket.frame(opcode: 0x1, Array(Wire.action(.setItems, id: "s\(i)", #""section":"s\#(i % 3)","items":[\#(items)]"#).utf8))
+        }
+        try publisher.sendRaw(burst)
+        for _ in 0..<count {
+            let m = try keeping.recvSkippingPresence()
+            try #require(m.type == "patch", "\(m)")
+            try #require(m.rev == keptRev + 1)
+            keptRev += 1
+        }
+        // Only now does the lagging reader start: by then its socket has been full for a while.
+        for i in 0..<count {
+            let m = try lagging.recvSkippingPresence(timeout: 20)
+            try #require(m.type == "patch", "\(m)")
+            try #require(m.rev == rev + 1, "patch \(i): rev \(m.rev ?? -1) after \(rev)")
+            rev += 1
+            let items = try #require(m["ops"]?.arrayValue?.first?["value"]?.arrayValue, "\(m)")
+            #expect(items.map { $0.stringValue ?? "" } == (0..<14).map { item(i, $0) })
+        }
+        #expect(try d.http("GET", "/api/boards/default").json().rev == rev)
+        #expect(lagging.batchFrames == 0)
+        let metrics = try d.http("GET", "/metrics").text
+        let short = metric("foldsync_ws_short_writes_total", in: metrics) ?? 0
+        let submissions = metric("foldsync_ws_send_submissions_total", in: metrics) ?? -1
+        #expect(short > 0, "the lagging reader's socket never filled: the test proves nothing\n\(metrics)")
+        if ioUring == "on" {
+            #expect(submissions > 0, "io_uring was not used")
+        } else {
+            #expect(submissions == 0)
+        }
+    }
 }

@@ -67,7 +67,7 @@ final class HubDriver {
             let t = server.counters, w = server.writeCounts
             let text = hub.metricsText(transport: TransportFigures(
                 closedTooLarge: t.closedTooLarge, closedBinary: t.closedBinary, incompleteHandshakes: t.incompleteHandshakes,
-                writes: w.writes, messagesWritten: w.messages), store: storeFigures())
+                writes: w.writes, messagesWritten: w.messages, sendSubmissions: w.submissions, shortWrites: w.short), store: storeFigures())
             server.respond(exchange, HTTPResponse(status: 200, contentType: "text/plain; version=0.0.4; charset=utf-8", body: Array(text.utf8)))
         case .wakeAt(let t): wake(at: t)
         case .reloaded(let report): reloaded(report)

@@ -22,6 +22,10 @@ public struct DaemonConfig: Sendable, Equatable {
     public var coalesceMs = 20
     /// Seconds a client has to finish its request or handshake.
     public var handshakeTimeout = 10
+    /// Submit each service turn's socket writes together through io_uring
+    /// (one system call per fan-out); off, or where the kernel refuses
+    /// io_uring, each write is its own `send`.
+    public var ioUring = true
     /// PEM certificate and key: with both, the port serves https:// and wss://.
     public var tlsCert = ""
     public var tlsKey = ""

@@ -21,8 +21,16 @@ import Glibc
 /// any later write behind it, and drains it before PONG, CLOSE or our
 /// WRITEABLE callback (lws 4.1.6 `lws_handle_POLLOUT_event`, priority 1).
 ///
+/// With a `SendRing`, the plain sockets' writes of one flush are queued and
+/// leave in one io_uring submission; what a socket does not take goes to
+/// lws as above.
+///
 /// Threading (lws' contract): service thread only, like every connection.
 final class CorkedWriter {
+    /// What a write did: done, failed (lws drops the connection), or queued
+    /// on the ring until the flush submits it.
+    private enum Outcome { case written, failed, queued }
+
     let pacer: WritePacer
     /// Connections with frames queued this turn, each once (`Connection.scheduled`).
     private var touched: [Connection] = []
@@ -37,8 +45,16 @@ final class CorkedWriter {
     /// `lws_write` calls carrying WebSocket messages, and the messages in them (for `/metrics`).
     private(set) var writes = 0
     private(set) var messagesWritten = 0
+    /// Writes the socket took only part of; the rest went to lws.
+    private(set) var shortWrites = 0
+    /// Batched sends for `flush`; nil when the kernel has no io_uring, or
+    /// after it refused one (then every send is its own system call).
+    private var ring: SendRing<Connection>?
+    var ringSubmissions: Int { ring?.submissions ?? retiredSubmissions }
+    private var retiredSubmissions = 0
 
-    init(maxWriteBytes: Int, lingerMs: Int, schedule: @escaping (Int64, @escaping () -> Void) -> Void) {
+    init(maxWriteBytes: Int, lingerMs: Int, ring: SendRing<Connection>? = nil, schedule: @escaping (Int64, @escaping () -> Void) -> Void) {
+        self.ring = ring
         scratchSize = max(maxWriteBytes, 64 * 1024) + Int(fs_lws_pre()) + 16
         scratch = .allocate(byteCount: scratchSize, alignment: 16)
         pacer = WritePacer(lingerMs: lingerMs, schedule: schedule)
@@ -78,17 +94,43 @@ final class CorkedWriter {
             guard !c.closed, !c.peerClosing, !c.awaiting, !c.deferred, !c.queue.isEmpty else { continue }
             if pacer.holds(c, now: now) { continue }
             if c.direct && !holdsBack[i] {
-                if !write(c, now: now) {
-                    // Not inside this connection's callback: lws drops it on its next turn.
-                    lws_set_timeout(c.wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC)
-                    continue
+                switch write(c, now: now, batch: ring) {
+                case .written: afterWrite(c)
+                case .failed: drop(c)
+                case .queued: break
                 }
-                afterWrite(c)
             } else {
                 request(c)
             }
         }
+        submitRing()
         spare.removeAll(keepingCapacity: true)
+    }
+
+    /// Not inside this connection's callback: lws drops it on its next turn.
+    private func drop(_ c: Connection) {
+        lws_set_timeout(c.wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC)
+    }
+
+    /// Sends what the ring holds and finishes each of those writes.
+    private func submitRing() {
+        guard let r = ring, !r.isEmpty else { return }
+        r.submit { p, n in
+            let c = p.owner
+            if n == p.count || (n < 0 && n != -Int(EAGAIN) && n != -Int(EINTR)) {
+                n == p.count ? afterWrite(c) : drop(c)
+                return
+            }
+            // What the socket did not take: lws keeps it and sends it first.
+            shortWrites &+= 1
+            let sent = max(n, 0)
+            let rest = p.count - sent
+            if lws_write(c.wsi, p.bytes + sent, rest, fs_lws_write_raw()) >= rest { afterWrite(c) } else { drop(c) }
+        }
+        if r.broken {
+            retiredSubmissions = r.submissions
+            ring = nil
+        }
     }
 
     /// The WRITEABLE callback: one write, as lws documents. Returns the callback's result.
@@ -103,7 +145,7 @@ final class CorkedWriter {
             return -1
         }
         if c.deferred { return 0 }
-        if !write(c, now: WritePacer.now()) { return -1 }
+        if write(c, now: WritePacer.now(), batch: nil) != .written { return -1 }
         afterWrite(c)
         return 0
     }
@@ -127,9 +169,10 @@ final class CorkedWriter {
         }
     }
 
-    /// One `lws_write` of as much of the queue as fits. False when lws failed.
-    private func write(_ c: Connection, now: UInt64) -> Bool {
-        guard let first = c.queue.first else { return true }
+    /// One write of as much of the queue as fits: at once, or queued on
+    /// `batch` for a plain socket.
+    private func write(_ c: Connection, now: UInt64, batch: SendRing<Connection>?) -> Outcome {
+        guard let first = c.queue.first else { return .written }
         let queued = c.queue.count
         defer {
             let sent = queued - c.queue.count
@@ -145,29 +188,53 @@ final class CorkedWriter {
             let h = WebSocketHeader.length(first.count)
             let start = first.payload - h
             _ = WebSocketHeader.write(textLength: first.count, to: start)
+            if let b = batch {
+                if b.isFull { submitRing() }
+                if ring != nil {
+                    b.add(c, fd: c.plainSocket, start, h + first.count, frame: first)
+                    return .queued
+                }
+            }
             return send(c, start, h + first.count)
         }
         if c.plainSocket >= 0 {
-            let base = (scratch + pre).assumingMemoryBound(to: UInt8.self)
+            // Built in the ring's arena when batched: the scratch buffer is
+            // reused by the next connection before the ring is submitted.
+            var base = (scratch + pre).assumingMemoryBound(to: UInt8.self)
+            var room = limit
+            if let b = batch {
+                if b.isFull || b.arenaFree - 32 < first.count + 14 { submitRing() }
+                base = b.arenaNext + 16
+                room = min(limit, b.arenaFree - 32)
+            }
+            var start = base
+            var count: Int
             if c.batching {
-                let used = joinBatch(c, into: base, limit: limit)
+                let used = joinBatch(c, into: base, limit: room)
                 let h = WebSocketHeader.length(used)
                 _ = WebSocketHeader.write(textLength: used, to: base - h)
-                return send(c, base - h, h + used)
+                start = base - h
+                count = h + used
+            } else {
+                count = frameAll(c, into: base, limit: room)
             }
-            return send(c, base, frameAll(c, into: base, limit: limit))
+            if let b = batch, ring != nil {
+                b.add(c, fd: c.plainSocket, start, count, frame: nil, arenaBytes: 16 + (start - base) + count)
+                return .queued
+            }
+            return send(c, start, count)
         }
         // One message, one too big to share a buffer, or a connection whose
         // frames lws must wrap itself (WebSocket over HTTP/2): in place, as
         // a text frame, lws writing the header into the frame's headroom.
         if c.queue.count == 1 || first.count + 14 >= limit || !c.direct {
             _ = c.queue.pop()
-            return lws_write(c.wsi, first.payload, first.count, LWS_WRITE_TEXT) >= first.count
+            return lws_write(c.wsi, first.payload, first.count, LWS_WRITE_TEXT) >= first.count ? .written : .failed
         }
         let base = (scratch + pre).assumingMemoryBound(to: UInt8.self)
         let used = c.batching ? joinBatch(c, into: base, limit: limit) : frameAll(c, into: base, limit: limit)
         let raw = c.batching ? LWS_WRITE_TEXT : fs_lws_write_raw()
-        return lws_write(c.wsi, base, used, raw) >= used
+        return lws_write(c.wsi, base, used, raw) >= used ? .written : .failed
     }
 
     /// Sends complete frames on a plain connection's socket, skipping lws'
@@ -177,16 +244,17 @@ final class CorkedWriter {
     /// the peer has not begun a close); whatever the socket does not take is
     /// handed to lws as raw bytes, which it keeps, sends first and drains on
     /// POLLOUT before anything else, as for any partial write of its own.
-    private func send(_ c: Connection, _ bytes: UnsafeMutablePointer<UInt8>, _ count: Int) -> Bool {
+    private func send(_ c: Connection, _ bytes: UnsafeMutablePointer<UInt8>, _ count: Int) -> Outcome {
         var n = Glibc.send(c.plainSocket, bytes, count, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT))
         if n < 0 && errno == EINTR { n = Glibc.send(c.plainSocket, bytes, count, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT)) }
-        if n == count { return true }
+        if n == count { return .written }
         if n < 0 {
-            guard errno == EAGAIN || errno == EWOULDBLOCK else { return false }
+            guard errno == EAGAIN || errno == EWOULDBLOCK else { return .failed }
             n = 0
         }
+        shortWrites &+= 1
         let rest = count - n
-        return lws_write(c.wsi, bytes + n, rest, fs_lws_write_raw()) >= rest
+        return lws_write(c.wsi, bytes + n, rest, fs_lws_write_raw()) >= rest ? .written : .failed
     }
 
     /// Batching peers: the messages joined by `\n` into one frame's payload.
