@@ -33,10 +33,22 @@ void fs_uring_close(fs_uring_t *r) {
     free(r);
 }
 
-int fs_uring_send(fs_uring_t *r, int fd, const void *bytes, size_t count, unsigned long long tag) {
+int fs_uring_register_slots(fs_uring_t *r, unsigned count) {
+    return io_uring_register_files_sparse(&r->ring, count);
+}
+
+int fs_uring_set_slot(fs_uring_t *r, unsigned slot, int fd) {
+    int n = io_uring_register_files_update(&r->ring, slot, &fd, 1);
+    return n == 1 ? 0 : (n < 0 ? n : -EIO);
+}
+
+int fs_uring_send(fs_uring_t *r, int fd, int fixed, const void *bytes, size_t count, unsigned long long tag) {
     struct io_uring_sqe *sqe = io_uring_get_sqe(&r->ring);
     if (!sqe) return 0;
     io_uring_prep_send(sqe, fd, bytes, count, MSG_NOSIGNAL | MSG_DONTWAIT);
+    // A registered slot spares the kernel a file lookup and a reference
+    // count on every send.
+    if (fixed) sqe->flags |= IOSQE_FIXED_FILE;
     io_uring_sqe_set_data64(sqe, tag);
     return 1;
 }

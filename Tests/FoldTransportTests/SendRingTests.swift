@@ -31,8 +31,8 @@ import Testing
         }
     }
 
-    func ring(entries: Int = 8) throws -> SendRing<Peer> {
-        switch SendRing<Peer>.open(entries: entries, arenaBytes: 1 << 16) {
+    func ring(entries: Int = 8, slots: Int = 0) throws -> SendRing<Peer> {
+        switch SendRing<Peer>.open(entries: entries, arenaBytes: 1 << 16, slots: slots) {
         case .success(let r): return r
         case .failure(let why):
             Issue.record("io_uring refused on this machine: \(why.reason)")
@@ -46,14 +46,14 @@ import Testing
         let frame = OutFrame(Array("hello".utf8))
         let bytes = frame.payload
         // Two sends to a, one to b, the arena's bytes for the second.
-        r.add(a, fd: a.fd, bytes, frame.count, frame: frame)
+        r.add(a, fd: a.fd, bound: false, bytes, frame.count, frame: frame)
         let built = r.arenaNext
         for (i, c) in " world".utf8.enumerated() { built[i] = c }
-        r.add(a, fd: a.fd, built, 6, frame: nil, arenaBytes: 6)
-        r.add(b, fd: b.fd, bytes, frame.count, frame: frame)
+        r.add(a, fd: a.fd, bound: false, built, 6, frame: nil, arenaBytes: 6)
+        r.add(b, fd: b.fd, bound: false, bytes, frame.count, frame: frame)
         #expect(r.arenaFree == (1 << 16) - 16)
         var seen: [(Peer, Int)] = []
-        r.submit { p, n in seen.append((p.owner, n)) }
+        r.submit { p, n in seen.append((p.owner.takeUnretainedValue(), n)) }
         #expect(seen.map(\.1) == [5, 6, 5])
         #expect(seen[0].0 === a && seen[1].0 === a && seen[2].0 === b)
         #expect(String(decoding: a.drain(), as: UTF8.self) == "hello world")
@@ -68,7 +68,7 @@ import Testing
         var took: [Int] = []
         // Nobody reads: the socket fills, then every send completes with -EAGAIN.
         for _ in 0..<8 {
-            r.add(p, fd: p.fd, big.payload, big.count, frame: big)
+            r.add(p, fd: p.fd, bound: false, big.payload, big.count, frame: big)
             r.submit { _, n in took.append(n) }
             if took.last.map({ $0 < 0 }) == true { break }
         }
@@ -91,12 +91,42 @@ import Testing
         let f = OutFrame([0x78])
         for i in 0..<4 {
             #expect(!r.isFull, "after \(i)")
-            r.add(p, fd: p.fd, f.payload, 1, frame: f)
+            r.add(p, fd: p.fd, bound: false, f.payload, 1, frame: f)
         }
         #expect(r.isFull)
         var n = 0
         r.submit { _, took in n += took }
         #expect(n == 4 && !r.isFull)
         #expect(p.drain() == [UInt8](repeating: 0x78, count: 4))
+    }
+
+    /// A socket in a registered slot: sends by slot reach it; once unbound,
+    /// the slot no longer holds it open (the peer sees the close).
+    @Test func aBoundSocketIsSentToByItsSlotAndLetGoWhenUnbound() throws {
+        let r = try ring(slots: 1024)
+        #expect(r.slots == 1024, "the kernel registered no slots")
+        var fds: [Int32] = [0, 0]
+        try #require(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds) == 0)
+        defer { close(fds[1]) }
+        let owner = try Peer()
+        #expect(r.bind(fds[0]))
+        #expect(!r.bind(5000), "past the table: no slot")
+        let f = OutFrame(Array("slot".utf8))
+        r.add(owner, fd: fds[0], bound: true, f.payload, f.count, frame: f)
+        var took = 0
+        r.submit { _, n in took = n }
+        #expect(took == 4)
+        var buf = [UInt8](repeating: 0, count: 16)
+        #expect(recv(fds[1], &buf, 16, Int32(MSG_DONTWAIT)) == 4 && Array(buf[0..<4]) == Array("slot".utf8))
+        // Closed while bound, the socket stays open through the slot; unbound, it goes.
+        close(fds[0])
+        #expect(recv(fds[1], &buf, 16, Int32(MSG_DONTWAIT)) == -1 && errno == EAGAIN)
+        r.unbind(fds[0])
+        var eof = false
+        for _ in 0..<100 where !eof {
+            eof = recv(fds[1], &buf, 16, Int32(MSG_DONTWAIT)) == 0
+            if !eof { usleep(10_000) }
+        }
+        #expect(eof, "the unbound slot still held the socket")
     }
 }

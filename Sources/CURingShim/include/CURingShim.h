@@ -12,10 +12,18 @@ typedef struct fs_uring fs_uring_t;
 fs_uring_t *fs_uring_open(unsigned entries);
 void fs_uring_close(fs_uring_t *ring);
 
-/// Queues a non-blocking send of `count` bytes on `fd`, tagged; 0 when the
-/// submission queue is full. MSG_DONTWAIT makes a full socket complete at
-/// once with -EAGAIN instead of parking the request until the socket drains.
-int fs_uring_send(fs_uring_t *ring, int fd, const void *bytes, size_t count, unsigned long long tag);
+/// A table of `count` empty registered-file slots; 0, or -errno.
+int fs_uring_register_slots(fs_uring_t *ring, unsigned count);
+
+/// Puts `fd` in registered-file slot `slot` (-1 empties it); 0, or -errno.
+/// A slot holds its own reference to the file until emptied.
+int fs_uring_set_slot(fs_uring_t *ring, unsigned slot, int fd);
+
+/// Queues a non-blocking send of `count` bytes on `fd` (a registered slot
+/// when `fixed`), tagged; 0 when the submission queue is full. MSG_DONTWAIT
+/// makes a full socket complete at once with -EAGAIN instead of parking
+/// the request until the socket drains.
+int fs_uring_send(fs_uring_t *ring, int fd, int fixed, const void *bytes, size_t count, unsigned long long tag);
 
 /// Submits what is queued and waits for `wait` completions (non-blocking
 /// sends complete during the submission). The number taken, or -errno.

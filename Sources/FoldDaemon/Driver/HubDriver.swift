@@ -43,15 +43,9 @@ final class HubDriver {
             for id in ids { server.connection(id)?.send(frame) }
         case .fanOut(let ids, let bytes):
             let frame = OutFrame(bytes)
-            let bound = hub.queueBound
-            for id in ids {
-                guard let c = server.connection(id) else { continue }
-                if bound.admits(queuedFrames: c.queuedFrames, queuedBytes: c.queuedBytes, adding: frame.count) {
-                    c.send(frame)
-                } else {
-                    // At once, so the resync lands before anything queued after this frame.
-                    feed(.overflowed(id: id, bytes: frame.count))
-                }
+            server.fanOut(frame, to: ids, within: hub.queueBound) { id in
+                // At once, so the resync lands before anything queued after this frame.
+                feed(.overflowed(id: id, bytes: frame.count))
             }
         case .resync(let id, let frames):
             guard let c = server.connection(id) else { return }

@@ -116,17 +116,6 @@ public final class Hub {
     }
 }
 
-/// The slow-client bound: a fan-out frame is queued only while the
-/// connection's queue is under both limits.
-public struct QueueBound: Sendable {
-    public var frames: Int
-    public var bytes: Int
-
-    public func admits(queuedFrames: Int, queuedBytes: Int, adding frameBytes: Int) -> Bool {
-        queuedFrames < frames && queuedBytes + frameBytes <= bytes
-    }
-}
-
 extension Instant {
     /// `seconds` later.
     func adding(seconds: Double) -> Instant { self + UInt64(seconds * 1e9) }

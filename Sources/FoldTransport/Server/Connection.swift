@@ -44,7 +44,11 @@ public final class Connection {
     /// The TCP socket when the connection is plain (no TLS, not HTTP/2):
     /// CorkedWriter sends on it itself when lws holds nothing back; -1 otherwise.
     let plainSocket: Int32
-    unowned let writer: CorkedWriter
+    /// The socket sits in the writer's io_uring slot (see `SendRing.bind`).
+    var bound = false
+    /// The server's writer, which outlives every connection (`unowned(unsafe)`:
+    /// no reference-count check on each of a fan-out's thousand queued frames).
+    unowned(unsafe) let writer: CorkedWriter
 
     init(id: UInt64, wsi: OpaquePointer, batching: Bool, peer: String, upgradeHeaders: [String: String], writer: CorkedWriter) {
         self.writer = writer

@@ -15,6 +15,13 @@ public enum DescriptorLimit {
         return Int(min(rl.rlim_cur, 1 << 20))
     }
 
+    /// The soft limit now (capped at 2^20).
+    public static func soft() -> Int {
+        var rl = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &rl) == 0 else { return 1024 }
+        return Int(min(rl.rlim_cur, 1 << 20))
+    }
+
     /// Sets the soft limit (never above the hard one).
     public static func setSoft(_ n: Int) {
         var rl = rlimit()

@@ -60,6 +60,7 @@ private func dispatch(
     case LWS_CALLBACK_CLOSED:
         if let pss, let c = server.connections.removeValue(forKey: pss.pointee.id) {
             c.closed = true
+            server.writer.closed(c)
             server.delegate?.closed(c)
         }
         return .proceed

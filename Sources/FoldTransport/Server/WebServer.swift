@@ -21,10 +21,12 @@ public final class WebServer {
         return w
     }()
     /// The writer's io_uring: 1,024 sends per submission (10,000 subscribers
-    /// take ten), and an arena for the coalesced writes of one submission.
+    /// take ten), an arena for the coalesced writes of one submission, and
+    /// a registered-file slot for each descriptor below 65,536.
     private func openRing() -> SendRing<Connection>? {
         guard config.ioUring else { return nil }
-        switch SendRing<Connection>.open(entries: 1024, arenaBytes: 2 << 20) {
+        let slots = min(DescriptorLimit.soft(), 1 << 16)
+        switch SendRing<Connection>.open(entries: 1024, arenaBytes: 2 << 20, slots: slots) {
         case .success(let r):
             return r
         case .failure(let why):
@@ -82,6 +84,21 @@ public final class WebServer {
         (writer.writes, writer.messagesWritten, writer.ringSubmissions, writer.shortWrites)
     }
     public func connection(_ id: UInt64) -> Connection? { connections[id] }
+
+    /// Queues one shared frame on each of `ids` whose queue `bound` admits
+    /// it; `overflow` hears, in order and at once, each that has no room.
+    /// The loop lives here so that the queue checks and pushes inline: it
+    /// runs once per subscriber of every change.
+    public func fanOut(_ frame: OutFrame, to ids: [UInt64], within bound: QueueBound, overflow: (UInt64) -> Void) {
+        for id in ids {
+            guard let c = connections[id] else { continue }
+            if bound.admits(queuedFrames: c.queue.count, queuedBytes: c.queue.bytes, adding: frame.count) {
+                c.send(frame)
+            } else {
+                overflow(id)
+            }
+        }
+    }
 
     /// Creates the context and binds. Call on the thread that will call `run()`.
     public func start() throws(TransportError) {

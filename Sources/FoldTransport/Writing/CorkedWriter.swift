@@ -52,6 +52,7 @@ final class CorkedWriter {
     private var ring: SendRing<Connection>?
     var ringSubmissions: Int { ring?.submissions ?? retiredSubmissions }
     private var retiredSubmissions = 0
+    private var retired: SendRing<Connection>?
 
     init(maxWriteBytes: Int, lingerMs: Int, ring: SendRing<Connection>? = nil, schedule: @escaping (Int64, @escaping () -> Void) -> Void) {
         self.ring = ring
@@ -62,6 +63,20 @@ final class CorkedWriter {
     }
 
     deinit { scratch.deallocate() }
+
+    /// A new connection: its socket goes in the ring's slot for it.
+    func opened(_ c: Connection) {
+        if let r = ring, c.plainSocket >= 0 { c.bound = r.bind(c.plainSocket) }
+    }
+
+    /// A connection lws is closing (before its descriptor closes): the slot
+    /// lets go of the socket, or it would stay open behind lws' back.
+    func closed(_ c: Connection) {
+        if c.bound {
+            (ring ?? retired)?.unbind(c.plainSocket)
+            c.bound = false
+        }
+    }
 
     /// A frame was queued on `c`.
     @inline(__always)
@@ -116,7 +131,7 @@ final class CorkedWriter {
     private func submitRing() {
         guard let r = ring, !r.isEmpty else { return }
         r.submit { p, n in
-            let c = p.owner
+            let c = p.owner.takeUnretainedValue()
             if n == p.count || (n < 0 && n != -Int(EAGAIN) && n != -Int(EINTR)) {
                 n == p.count ? afterWrite(c) : drop(c)
                 return
@@ -128,7 +143,10 @@ final class CorkedWriter {
             if lws_write(c.wsi, p.bytes + sent, rest, fs_lws_write_raw()) >= rest { afterWrite(c) } else { drop(c) }
         }
         if r.broken {
+            // Bound sockets stay in their slots until they close (`closed`
+            // still finds the ring through `retired`), then the ring goes.
             retiredSubmissions = r.submissions
+            retired = r
             ring = nil
         }
     }
@@ -191,7 +209,7 @@ final class CorkedWriter {
             if let b = batch {
                 if b.isFull { submitRing() }
                 if ring != nil {
-                    b.add(c, fd: c.plainSocket, start, h + first.count, frame: first)
+                    b.add(c, fd: c.plainSocket, bound: c.bound, start, h + first.count, frame: first)
                     return .queued
                 }
             }
@@ -219,7 +237,7 @@ final class CorkedWriter {
                 count = frameAll(c, into: base, limit: room)
             }
             if let b = batch, ring != nil {
-                b.add(c, fd: c.plainSocket, start, count, frame: nil, arenaBytes: 16 + (start - base) + count)
+                b.add(c, fd: c.plainSocket, bound: c.bound, start, count, frame: nil, arenaBytes: 16 + (start - base) + count)
                 return .queued
             }
             return send(c, start, count)

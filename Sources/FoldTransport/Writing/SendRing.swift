@@ -17,16 +17,18 @@ import Glibc
 /// writes are built because the writer's scratch buffer is reused for every
 /// connection.
 ///
+/// Sockets may sit in registered-file slots (`bind`, slot = descriptor):
+/// a send on one skips the kernel's file lookup and its reference count.
+///
 /// Threading (lws' contract): service thread only, like the writer that owns it.
-/// `Owner` is what each send is for (the writer's `Connection`).
+/// `Owner` is what each send is for (the writer's `Connection`); the caller
+/// keeps it alive until `submit` (the writer's flush list does).
 final class SendRing<Owner: AnyObject> {
     /// A send waiting for `submit`.
     struct Pending {
-        let owner: Owner
+        let owner: Unmanaged<Owner>
         let bytes: UnsafeMutablePointer<UInt8>
         let count: Int
-        /// The shared frame the bytes live in, when they are not in the arena.
-        let frame: OutFrame?
     }
 
     private let ring: OpaquePointer
@@ -34,6 +36,11 @@ final class SendRing<Owner: AnyObject> {
     let entries: Int
     private var pending: [Pending] = []
     private var results: [Int32] = []
+    /// The shared frames queued sends point into, each kept once: a
+    /// fan-out's thousand sends share one frame (one retain, not a thousand).
+    private var frames: [OutFrame] = []
+    /// Registered-file slots, indexed by descriptor (0: none registered).
+    private(set) var slots = 0
     private let arena: UnsafeMutableRawPointer
     let arenaSize: Int
     private var arenaUsed = 0
@@ -43,11 +50,26 @@ final class SendRing<Owner: AnyObject> {
     /// Why the kernel offers no io_uring here (then the writer sends one by one).
     struct Unavailable: Error { let reason: String }
 
-    static func open(entries: Int, arenaBytes: Int) -> Result<SendRing<Owner>, Unavailable> {
+    /// `slots`: descriptors below it may be registered; 0 for none, or when
+    /// the kernel cannot (then every send looks its socket up).
+    static func open(entries: Int, arenaBytes: Int, slots: Int = 0) -> Result<SendRing<Owner>, Unavailable> {
         guard let r = fs_uring_open(UInt32(entries)) else {
             return .failure(Unavailable(reason: String(cString: strerror(errno))))
         }
-        return .success(SendRing(ring: r, entries: entries, arenaBytes: arenaBytes))
+        let ring = SendRing(ring: r, entries: entries, arenaBytes: arenaBytes)
+        if slots > 0 && fs_uring_register_slots(r, UInt32(slots)) == 0 { ring.slots = slots }
+        return .success(ring)
+    }
+
+    /// Registers socket `fd` in its slot; false when it has none (then its
+    /// sends look it up). Pair with `unbind` before the descriptor closes:
+    /// the slot holds the socket open.
+    func bind(_ fd: Int32) -> Bool {
+        fd >= 0 && Int(fd) < slots && fs_uring_set_slot(ring, UInt32(fd), fd) == 0
+    }
+
+    func unbind(_ fd: Int32) {
+        if fd >= 0 && Int(fd) < slots { _ = fs_uring_set_slot(ring, UInt32(fd), -1) }
     }
 
     private init(ring: OpaquePointer, entries: Int, arenaBytes: Int) {
@@ -69,13 +91,14 @@ final class SendRing<Owner: AnyObject> {
     var arenaFree: Int { arenaSize - arenaUsed }
     var arenaNext: UnsafeMutablePointer<UInt8> { (arena + arenaUsed).assumingMemoryBound(to: UInt8.self) }
 
-    /// Queues `count` bytes for socket `fd`. The caller has made room
-    /// (`isFull` is false) and, for bytes in the arena, built them in the
-    /// `arenaBytes` that start at `arenaNext`.
-    func add(_ owner: Owner, fd: Int32, _ bytes: UnsafeMutablePointer<UInt8>, _ count: Int, frame: OutFrame?, arenaBytes: Int = 0) {
+    /// Queues `count` bytes for socket `fd` (`bound`: registered with
+    /// `bind`). The caller has made room (`isFull` is false); the bytes live
+    /// in `frame` or, built there, in the `arenaBytes` from `arenaNext`.
+    func add(_ owner: Owner, fd: Int32, bound: Bool, _ bytes: UnsafeMutablePointer<UInt8>, _ count: Int, frame: OutFrame?, arenaBytes: Int = 0) {
         arenaUsed += (arenaBytes + 15) & ~15
-        pending.append(Pending(owner: owner, bytes: bytes, count: count, frame: frame))
-        _ = fs_uring_send(ring, fd, bytes, count, UInt64(pending.count - 1))
+        if let frame, frames.last !== frame { frames.append(frame) }
+        pending.append(Pending(owner: .passUnretained(owner), bytes: bytes, count: count))
+        _ = fs_uring_send(ring, fd, bound ? 1 : 0, bytes, count, UInt64(pending.count - 1))
     }
 
     var isFull: Bool { pending.count >= entries }
@@ -109,6 +132,7 @@ final class SendRing<Owner: AnyObject> {
         }
         for i in 0..<want { done(pending[i], Int(results[i])) }
         pending.removeAll(keepingCapacity: true)
+        frames.removeAll(keepingCapacity: true)
         arenaUsed = 0
     }
 }

@@ -15,8 +15,10 @@ import Glibc
 /// Service thread only.
 final class WritePacer {
     let lingerNs: UInt64
-    /// Messages per second per connection above which writes are paced.
-    static let hotRate: UInt64 = 400
+    /// Messages per second per connection above which writes are paced:
+    /// past a hundred a second no screen shows each one, and a write each
+    /// would cost 1,000 subscribers 100,000 sends a second.
+    static let hotRate: UInt64 = 100
     static let windowNs: UInt64 = 50_000_000
     private var waiting: [(connection: Connection, due: UInt64)] = []
     private var head = 0
