@@ -7,20 +7,32 @@ import Glibc
 /// reader's wake-up), so under a heavy stream it pays to let messages gather:
 /// corked, they leave in one write whether the peer batches or not. A
 /// connection counts as hot when more than `hotRate` messages a second were
-/// written to it over the last window (50 ms): its next write then waits
-/// until `linger` after the previous one. Other connections are written at
-/// once, so quiet and moderate streams keep their latency; the measure is the
-/// message rate, not what the last write carried, so pacing cannot keep
-/// itself going.
+/// written to it over the last window (50 ms), or more than `warmRate` while
+/// the daemon as a whole writes more than `busyWrites` times a second: its
+/// next write then waits until `linger` after the previous one. Other
+/// connections are written at once, so quiet and moderate streams keep their
+/// latency (100 subscribers at 200 messages a second are not paced; 1,000
+/// are, since their 200,000 writes a second would take the whole core). The
+/// measure is the message rate, not what the last write carried, so pacing
+/// cannot keep itself going.
 /// Service thread only.
 final class WritePacer {
     let lingerNs: UInt64
-    /// Messages per second per connection above which writes are paced:
-    /// past a hundred a second no screen shows each one, and a write each
-    /// would cost 1,000 subscribers 100,000 sends a second.
-    static let hotRate: UInt64 = 100
+    /// Messages per second per connection above which writes are paced;
+    /// past `warmRate` (no screen shows each of a hundred a second) when the
+    /// daemon is busy writing.
+    static let hotRate: UInt64 = 400
+    static let warmRate: UInt64 = 100
+    /// Writes a second, over all connections, past which warm ones are paced
+    /// too: about half a core of kernel sends on the machines measured.
+    static let busyWrites: UInt64 = 40_000
     static let windowNs: UInt64 = 50_000_000
     private var waiting: [(connection: Connection, due: UInt64)] = []
+    /// Writes over all connections in the current window, and whether the
+    /// last window was over `busyWrites` a second.
+    private var windowStartNs: UInt64 = 0
+    private var windowWrites: UInt64 = 0
+    private(set) var busy = false
     private var head = 0
     private var armed = false
     private let schedule: (Int64, @escaping () -> Void) -> Void
@@ -39,10 +51,18 @@ final class WritePacer {
     func wrote(_ c: Connection, messages: Int, now: UInt64) {
         c.lastWriteNs = now
         guard lingerNs > 0 else { return }
+        windowWrites &+= 1
+        let total = now &- windowStartNs
+        if total >= Self.windowNs {
+            busy = windowWrites &* 1_000_000_000 > Self.busyWrites &* total
+            windowStartNs = now
+            windowWrites = 0
+        }
         c.windowCount &+= UInt32(truncatingIfNeeded: messages)
         let elapsed = now &- c.windowStartNs
         if elapsed >= Self.windowNs {
-            c.hot = UInt64(c.windowCount) &* 1_000_000_000 > Self.hotRate &* elapsed
+            let rate = UInt64(c.windowCount) &* 1_000_000_000
+            c.hot = rate > Self.hotRate &* elapsed || (busy && rate > Self.warmRate &* elapsed)
             c.windowStartNs = now
             c.windowCount = 0
         }
