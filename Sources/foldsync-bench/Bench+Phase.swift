@@ -24,6 +24,7 @@ extension Bench {
         lateSends = 0
         maxLagNs = 0
         let cpu0 = daemon?.cpuSeconds()
+        let core0 = config.serverCore.flatMap { DaemonProcess.coreBusySeconds($0) }
         let benchCPU0 = System.processCPUNs()
         let start = System.nowNs() + 1_000_000
         measureFirstSeq = nextSeq
@@ -38,6 +39,7 @@ extension Bench {
         let end = System.nowNs()
         let benchCPU = System.processCPUNs() - benchCPU0
         let cpu1 = daemon?.cpuSeconds()
+        if let a = core0, let n = config.serverCore, let b = DaemonProcess.coreBusySeconds(n) { r.serverCoreSeconds = b - a }
 
         r.seconds = Double(max(lastSendNs, start) - start) / 1e9
         r.sent = pubSent

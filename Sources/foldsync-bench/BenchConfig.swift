@@ -22,6 +22,9 @@ struct BenchConfig: Sendable {
     /// Seconds per ramp step.
     var step = 3.0
     var pid: Int32?
+    /// The core the server is pinned to: its whole busy time (the server
+    /// and the kernel work left to ksoftirqd and interrupts) is reported too.
+    var serverCore: Int?
     var connectConcurrency = 200
     /// Extra connections subscribed to the quiet board `bench-idle`.
     var idle = 0
@@ -194,6 +197,8 @@ extension BenchConfig {
         BenchOption(key: "step", value: "S", help: "seconds per ramp step (default 3)", apply: number(0.5...600) { $0.step = $1 }),
         BenchOption(key: "pid", value: "PID", help: "the daemon's pid, for CPU and RSS (default: whoever listens on the port)",
                     apply: int(1...Int(Int32.max)) { $0.pid = Int32($1) }),
+        BenchOption(key: "server-core", value: "N", help: "the core the server is pinned to: report all of that core's busy time per delivery too",
+                    apply: int(0...4095) { $0.serverCore = $1 }),
         BenchOption(key: "connect-concurrency", value: "K", help: "handshakes in flight while connecting (default 200)",
                     apply: int(1...100_000) { $0.connectConcurrency = $1 }),
         BenchOption(key: "idle", value: "N", help: "extra idle connections subscribed to the quiet board bench-idle (default 0)",

@@ -13,6 +13,18 @@ struct DaemonProcess {
         return (u + s) / Double(sysconf(Int32(_SC_CLK_TCK)))
     }
 
+    /// Seconds core `n` was busy since boot (user, nice, system, irq and
+    /// softirq from /proc/stat): whatever ran there, the server's threads and
+    /// the kernel's deferred network work (ksoftirqd) alike, which the
+    /// server's own utime + stime leaves out.
+    static func coreBusySeconds(_ n: Int) -> Double? {
+        guard let stat = readText("/proc/stat"),
+              let line = stat.split(separator: "\n").first(where: { $0.hasPrefix("cpu\(n) ") }) else { return nil }
+        let f = line.split(separator: " ").dropFirst().compactMap { Double($0) }
+        guard f.count >= 7 else { return nil }
+        return (f[0] + f[1] + f[2] + f[5] + f[6]) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
     /// VmRSS and VmHWM in MiB.
     func memoryMiB() -> (rss: Double, peak: Double)? {
         guard let status = Self.readText("/proc/\(pid)/status") else { return nil }

@@ -22,6 +22,8 @@ struct PhaseResult {
     var benchCPUPercent = 0.0
     var benchBusyMeaning = "outside epoll_wait"
     var daemonCPUSeconds: Double?
+    /// Busy time of the server's core over the phase (`--server-core`).
+    var serverCoreSeconds: Double?
     var daemonRSSMiB: Double?
     var daemonPeakRSSMiB: Double?
 
@@ -32,6 +34,11 @@ struct PhaseResult {
 
     var daemonCPUMicrosPerDelivery: Double? {
         guard let c = daemonCPUSeconds, delivered > 0 else { return nil }
+        return c * 1e6 / Double(delivered)
+    }
+
+    var serverCoreMicrosPerDelivery: Double? {
+        guard let c = serverCoreSeconds, delivered > 0 else { return nil }
         return c * 1e6 / Double(delivered)
     }
 }

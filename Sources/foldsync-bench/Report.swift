@@ -76,6 +76,9 @@ extension Report {
         if let c = r.daemonCPUSeconds {
             l.append("daemon CPU         \(f(c)) s" + (r.daemonCPUMicrosPerDelivery.map { " (\(f($0)) µs per delivery)" } ?? ""))
         }
+        if let c = r.serverCoreSeconds {
+            l.append("server core busy   \(f(c)) s" + (r.serverCoreMicrosPerDelivery.map { " (\(f($0)) µs per delivery, ksoftirqd and interrupts included)" } ?? ""))
+        }
         if let rss = r.daemonRSSMiB {
             l.append("daemon RSS         \(f(rss, 1)) MiB (peak \(f(r.daemonPeakRSSMiB ?? rss, 1)) MiB)")
         }
@@ -101,6 +104,8 @@ extension Report {
         ]
         if let c = r.daemonCPUSeconds { fields.append(("daemon_cpu_seconds", n(c))) }
         if let u = r.daemonCPUMicrosPerDelivery { fields.append(("daemon_cpu_us_per_delivery", n(u))) }
+        if let c = r.serverCoreSeconds { fields.append(("server_core_seconds", n(c))) }
+        if let u = r.serverCoreMicrosPerDelivery { fields.append(("server_core_us_per_delivery", n(u))) }
         if let m = r.daemonRSSMiB { fields.append(("daemon_rss_mib", n(m))) }
         if let m = r.daemonPeakRSSMiB { fields.append(("daemon_peak_rss_mib", n(m))) }
         return .object(JSONObject(fields))

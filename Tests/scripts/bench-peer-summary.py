@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """The side-by-side table of a bench-peer.sh window: medians of the runs per
 scenario and server, and foldsyncd's ratio to uWebSockets (lower is better for
-latency, CPU and RSS; higher for rates)."""
+latency, CPU and RSS; higher for rates). "core µs/delivery" is all of the
+server's core (0) over the phase: the server and the kernel work it leaves to
+ksoftirqd, which the server's own CPU time does not count."""
 import json, pathlib, statistics, sys
 
 root = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else "bench-results-peer")
@@ -9,8 +11,8 @@ window = root / "window.txt"
 if window.exists():
     print(window.read_text().strip())
 print()
-print("| scenario | server | runs | complete % | p50 ms | p99 ms | CPU µs/delivery | peak RSS MiB | best rate/s |")
-print("|---|---|---|---|---|---|---|---|---|")
+print("| scenario | server | runs | complete % | p50 ms | p99 ms | CPU µs/delivery | core µs/delivery | peak RSS MiB | best rate/s |")
+print("|---|---|---|---|---|---|---|---|---|---|")
 ratios = []
 for f in sorted(root.glob("*.jsonl")):
     by = {}
@@ -25,7 +27,7 @@ for f in sorted(root.glob("*.jsonl")):
             best = m(lambda r: r.get("ramp_best_rate") or 0)
             med[server] = {"rate": best}
             rates = [r.get("ramp_best_rate") or 0 for r in runs]
-            print(f"| {f.stem} | {server} | {len(runs)} | | | | | | {best:g} (runs {', '.join(f'{x:g}' for x in rates)}) |")
+            print(f"| {f.stem} | {server} | {len(runs)} | | | | | | | {best:g} (runs {', '.join(f'{x:g}' for x in rates)}) |")
             continue
         p99s = [r["latency_ms"]["p99"] for r in runs]
         d = {
@@ -33,11 +35,13 @@ for f in sorted(root.glob("*.jsonl")):
             "p50": m(lambda r: r["latency_ms"]["p50"]),
             "p99": m(lambda r: r["latency_ms"]["p99"]),
             "cpu": m(lambda r: r.get("daemon_cpu_us_per_delivery") or 0),
+            "core": m(lambda r: r.get("server_core_us_per_delivery") or 0),
             "rss": m(lambda r: r.get("daemon_peak_rss_mib") or 0),
         }
         med[server] = d
+        core_text = f"{d['core']:.2f}" if d["core"] else "—"
         print(f"| {f.stem} | {server} | {len(runs)} | {d['complete']:.1f} | {d['p50']:.2f} | {d['p99']:.2f} "
-              f"(runs {', '.join(f'{x:.1f}' for x in p99s)}) | {d['cpu']:.2f} | {d['rss']:.1f} | |")
+              f"(runs {', '.join(f'{x:.1f}' for x in p99s)}) | {d['cpu']:.2f} | {core_text} | {d['rss']:.1f} | |")
     if "uws" in med:
         for server in med:
             if server == "uws":
@@ -46,8 +50,9 @@ for f in sorted(root.glob("*.jsonl")):
             if "rate" in a:
                 ratios.append(f"{f.stem}: {server} best rate {a['rate']:g}/s vs uWS {b['rate']:g}/s = {a['rate'] / max(b['rate'], 1):.2f}x")
             else:
+                core = (f", core {a['core'] / b['core']:.2f}x" if a.get('core') and b.get('core') else "")
                 ratios.append(f"{f.stem}: {server}/uWS p99 {a['p99'] / max(b['p99'], 1e-9):.2f}x, CPU per delivery "
-                              f"{a['cpu'] / max(b['cpu'], 1e-9):.2f}x, RSS {a['rss'] - b['rss']:+.1f} MiB")
+                              f"{a['cpu'] / max(b['cpu'], 1e-9):.2f}x{core}, RSS {a['rss'] - b['rss']:+.1f} MiB")
 print()
 for r in ratios:
     print("- " + r)

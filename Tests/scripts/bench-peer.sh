@@ -69,7 +69,7 @@ run() {  # run SCENARIO KIND BENCH-ARGS...
     if [[ -n "$port" ]]; then
         local wire=()
         [[ $kind == uws ]] && wire=(--protocol broadcast)
-        timeout 900 taskset -c 1 "$bin/foldsync-bench" --url "ws://127.0.0.1:$port/ws" --pid "$pid" --json "${wire[@]}" "$@" \
+        timeout 900 taskset -c 1 "$bin/foldsync-bench" --url "ws://127.0.0.1:$port/ws" --pid "$pid" --server-core 0 --json "${wire[@]}" "$@" \
             | sed "s/^{/{\"scenario\":\"$name\",\"server\":\"$kind\",\"run\":$i,/" | tee -a "$out/$name.jsonl" || true
     else
         echo "$kind did not start: $(tail -3 "$dir/s.log")" >&2
