@@ -23,9 +23,9 @@ public struct DaemonConfig: Sendable, Equatable {
     /// Seconds a client has to finish its request or handshake.
     public var handshakeTimeout = 10
     /// Submit each service turn's socket writes together through io_uring
-    /// (one system call per fan-out); off, or where the kernel refuses
-    /// io_uring, each write is its own `send`.
-    public var ioUring = true
+    /// (one system call per fan-out). Off by default: on loopback it costs
+    /// the server's core more than a `send` each (docs/PERFORMANCE.md).
+    public var ioUring = false
     /// PEM certificate and key: with both, the port serves https:// and wss://.
     public var tlsCert = ""
     public var tlsKey = ""

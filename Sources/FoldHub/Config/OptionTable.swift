@@ -26,7 +26,7 @@ public enum OptionTable {
         .string("event-loop", "LOOP", "libev, libuv or poll", live: false, \.eventLoop) { v in
             eventLoops.contains(v) ? nil : "expects libev, libuv or poll, got '\(v)'"
         },
-        .bool("io-uring", "send each fan-out's writes in one io_uring submission (off, or without kernel support: one send() per connection)", live: false, \.ioUring),
+        .bool("io-uring", "send each fan-out's writes in one io_uring submission instead of one send() per connection (default false; falls back without kernel support)", live: false, \.ioUring),
         .string("web-root", "DIR", "dashboard files (default: installed location, else clients/web)", live: true, \.webRoot),
         .int("max-message-bytes", "largest WebSocket message (over: close 1009)", live: true, 256...(64 << 20), \.maxMessageBytes),
         .int("max-body-bytes", "largest HTTP request body (over: 413)", live: true, 256...(256 << 20), \.maxBodyBytes),
