@@ -35,8 +35,6 @@ final class CorkedWriter {
     /// Connections with frames queued this turn, each once (`Connection.scheduled`).
     private var touched: [Connection] = []
     private var spare: [Connection] = []
-    /// `lws_partial_buffered` of each of `spare`, read before any write of this flush.
-    private var holdsBack: [Bool] = []
     /// One buffer for every coalesced write; lws copies what the socket leaves.
     private let scratch: UnsafeMutableRawPointer
     let scratchSize: Int
@@ -47,12 +45,12 @@ final class CorkedWriter {
     private(set) var messagesWritten = 0
     /// Writes the socket took only part of; the rest went to lws.
     private(set) var shortWrites = 0
-    /// Batched sends for `flush`; nil when the kernel has no io_uring, or
-    /// after it refused one (then every send is its own system call).
-    private var ring: SendRing<Connection>?
-    var ringSubmissions: Int { ring?.submissions ?? retiredSubmissions }
-    private var retiredSubmissions = 0
-    private var retired: SendRing<Connection>?
+    /// io_uring for `flush` (`io-uring = true`); nil without it. A ring the
+    /// kernel refused once stays for its slots' sake (`closed`) but sends
+    /// nothing more: then every send is its own system call.
+    private let ring: SendRing<Connection>?
+    private var batch: SendRing<Connection>? { ring.flatMap { $0.broken ? nil : $0 } }
+    var ringSubmissions: Int { ring?.submissions ?? 0 }
 
     init(maxWriteBytes: Int, lingerMs: Int, ring: SendRing<Connection>? = nil, schedule: @escaping (Int64, @escaping () -> Void) -> Void) {
         self.ring = ring
@@ -66,14 +64,14 @@ final class CorkedWriter {
 
     /// A new connection: its socket goes in the ring's slot for it.
     func opened(_ c: Connection) {
-        if let r = ring, c.plainSocket >= 0 { c.bound = r.bind(c.plainSocket) }
+        if let r = batch, c.plainSocket >= 0 { c.bound = r.bind(c.plainSocket) }
     }
 
     /// A connection lws is closing (before its descriptor closes): the slot
     /// lets go of the socket, or it would stay open behind lws' back.
     func closed(_ c: Connection) {
         if c.bound {
-            (ring ?? retired)?.unbind(c.plainSocket)
+            ring?.unbind(c.plainSocket)
             c.bound = false
         }
     }
@@ -97,19 +95,12 @@ final class CorkedWriter {
         swap(&touched, &spare)
         // One clock read per turn, not per connection.
         let now = WritePacer.now()
-        // First pass: what lws holds for each connection. Each answer is a
-        // cache miss into lws' own connection struct; asked in a loop with
-        // no system call between them, the misses overlap instead of each
-        // stalling one send (a tenth of the user-space time at 10,000).
-        holdsBack.removeAll(keepingCapacity: true)
-        // (A closed connection's wsi may be gone: never asked.)
-        for c in spare { holdsBack.append(!c.closed && c.direct && lws_partial_buffered(c.wsi) != 0) }
-        for (i, c) in spare.enumerated() {
+        for c in spare {
             c.scheduled = false
             guard !c.closed, !c.peerClosing, !c.awaiting, !c.deferred, !c.queue.isEmpty else { continue }
             if pacer.holds(c, now: now) { continue }
-            if c.direct && !holdsBack[i] {
-                switch write(c, now: now, batch: ring) {
+            if c.direct && lws_partial_buffered(c.wsi) == 0 {
+                switch write(c, now: now, batch: batch) {
                 case .written: afterWrite(c)
                 case .failed: drop(c)
                 case .queued: break
@@ -129,26 +120,20 @@ final class CorkedWriter {
 
     /// Sends what the ring holds and finishes each of those writes.
     private func submitRing() {
-        guard let r = ring, !r.isEmpty else { return }
+        guard let r = batch, !r.isEmpty else { return }
         r.submit { p, n in
             let c = p.owner.takeUnretainedValue()
-            if n == p.count || (n < 0 && n != -Int(EAGAIN) && n != -Int(EINTR)) {
-                n == p.count ? afterWrite(c) : drop(c)
-                return
-            }
-            // What the socket did not take: lws keeps it and sends it first.
-            shortWrites &+= 1
-            let sent = max(n, 0)
-            let rest = p.count - sent
-            if lws_write(c.wsi, p.bytes + sent, rest, fs_lws_write_raw()) >= rest { afterWrite(c) } else { drop(c) }
+            let done = n == p.count || ((n >= 0 || n == -Int(EAGAIN) || n == -Int(EINTR)) && handOver(c, p.bytes, p.count, sent: max(n, 0)))
+            done ? afterWrite(c) : drop(c)
         }
-        if r.broken {
-            // Bound sockets stay in their slots until they close (`closed`
-            // still finds the ring through `retired`), then the ring goes.
-            retiredSubmissions = r.submissions
-            retired = r
-            ring = nil
-        }
+    }
+
+    /// What the socket did not take of a write: lws keeps it and sends it
+    /// first. False when lws failed.
+    private func handOver(_ c: Connection, _ bytes: UnsafeMutablePointer<UInt8>, _ count: Int, sent: Int) -> Bool {
+        shortWrites &+= 1
+        let rest = count - sent
+        return lws_write(c.wsi, bytes + sent, rest, fs_lws_write_raw()) >= rest
     }
 
     /// The WRITEABLE callback: one write, as lws documents. Returns the callback's result.
@@ -208,7 +193,7 @@ final class CorkedWriter {
             _ = WebSocketHeader.write(textLength: first.count, to: start)
             if let b = batch {
                 if b.isFull { submitRing() }
-                if ring != nil {
+                if !b.broken {
                     b.add(c, fd: c.plainSocket, bound: c.bound, start, h + first.count, frame: first)
                     return .queued
                 }
@@ -236,7 +221,7 @@ final class CorkedWriter {
             } else {
                 count = frameAll(c, into: base, limit: room)
             }
-            if let b = batch, ring != nil {
+            if let b = batch, !b.broken {
                 b.add(c, fd: c.plainSocket, bound: c.bound, start, count, frame: nil, arenaBytes: 16 + (start - base) + count)
                 return .queued
             }
@@ -270,9 +255,7 @@ final class CorkedWriter {
             guard errno == EAGAIN || errno == EWOULDBLOCK else { return .failed }
             n = 0
         }
-        shortWrites &+= 1
-        let rest = count - n
-        return lws_write(c.wsi, bytes + n, rest, fs_lws_write_raw()) >= rest ? .written : .failed
+        return handOver(c, bytes, count, sent: n) ? .written : .failed
     }
 
     /// Batching peers: the messages joined by `\n` into one frame's payload.

@@ -3,9 +3,10 @@ import Glibc
 
 /// The sends of one flush, handed to the kernel together: one
 /// `io_uring_enter` for a whole fan-out instead of one `send` system call
-/// per connection. At 10,000 subscribers the system call's entry and exit
-/// are most of what the daemon can still save per delivery; the TCP work
-/// is the same either way.
+/// per connection (`io-uring = true`). It saves the system calls' entry and
+/// exit, but on loopback the kernel then defers the receiving side's work to
+/// ksoftirqd on the same core, which costs more than it saves; so it is off
+/// by default (docs/PERFORMANCE.md, "io_uring").
 ///
 /// Each send is non-blocking (`MSG_DONTWAIT`), so the kernel completes it
 /// during the submission: with the data taken, part of it, or `-EAGAIN`.
@@ -103,8 +104,9 @@ final class SendRing<Owner: AnyObject> {
 
     var isFull: Bool { pending.count >= entries }
 
-    /// Set when the kernel refused a submission: the writer stops using
-    /// this ring, so entries it did not take are never sent behind lws' back.
+    /// Set when the kernel refused a submission: the writer stops sending
+    /// through this ring (it only empties its slots), so entries the kernel
+    /// did not take are never sent behind lws' back.
     private(set) var broken = false
 
     /// Sends everything queued; `done` hears each send with what the kernel

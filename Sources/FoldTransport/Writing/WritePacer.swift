@@ -54,18 +54,24 @@ final class WritePacer {
         windowWrites &+= 1
         let total = now &- windowStartNs
         if total >= Self.windowNs {
-            busy = windowWrites &* 1_000_000_000 > Self.busyWrites &* total
+            busy = Self.exceeds(windowWrites, Self.busyWrites, over: total)
             windowStartNs = now
             windowWrites = 0
         }
         c.windowCount &+= UInt32(truncatingIfNeeded: messages)
         let elapsed = now &- c.windowStartNs
         if elapsed >= Self.windowNs {
-            let rate = UInt64(c.windowCount) &* 1_000_000_000
-            c.hot = rate > Self.hotRate &* elapsed || (busy && rate > Self.warmRate &* elapsed)
+            let n = UInt64(c.windowCount)
+            c.hot = Self.exceeds(n, Self.hotRate, over: elapsed) || (busy && Self.exceeds(n, Self.warmRate, over: elapsed))
             c.windowStartNs = now
             c.windowCount = 0
         }
+    }
+
+    /// Whether `count` events in `ns` nanoseconds are more than `perSecond` a second.
+    @inline(__always)
+    static func exceeds(_ count: UInt64, _ perSecond: UInt64, over ns: UInt64) -> Bool {
+        count &* 1_000_000_000 > perSecond &* ns
     }
 
     /// Whether `c`, about to be written, must wait for its linger first
