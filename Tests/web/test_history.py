@@ -21,13 +21,25 @@ def setUpModule():
 
 
 def entries(d):
-    return [(li.get_attribute("data-rev"), li.find_element(By.CSS_SELECTOR, ".hist-what").text,
-             li.find_element(By.CSS_SELECTOR, ".hist-meta").text)
-            for li in d.find_elements(By.CSS_SELECTOR, "#history-list .hist")]
+    # Read in one script: the panel re-renders whole on each change, so reading
+    # element by element from Python can race with a re-render.
+    return [tuple(e) for e in d.execute_script("""
+        return Array.from(document.querySelectorAll('#history-list .hist')).map(li => [
+            li.getAttribute('data-rev'),
+            li.querySelector('.hist-what').innerText,
+            li.querySelector('.hist-meta').innerText]);""")]
+
+
+def click_undo(d, rev):
+    # The button may be replaced by a re-render between finding and clicking it.
+    wait(d, lambda d: d.find_element(By.CSS_SELECTOR, f'.hist-undo[data-rev="{rev}"]').click() or True,
+         5, f"no undo button for rev {rev}")
 
 
 def undo_shown(d, rev):
-    return any(b.is_displayed() for b in d.find_elements(By.CSS_SELECTOR, f'.hist-undo[data-rev="{rev}"]'))
+    return d.execute_script("""
+        return Array.from(document.querySelectorAll(`.hist-undo[data-rev="${arguments[0]}"]`))
+            .some(b => b.offsetParent !== null && getComputedStyle(b).visibility !== 'hidden');""", str(rev))
 
 
 class HistoryPanel(harness.OneBrowser):
@@ -51,12 +63,12 @@ class HistoryPanel(harness.OneBrowser):
         self.assertIn("anonymous · HTTP", meta1)
         self.assertRegex(meta2, r"rev 2 · .*\d\d.* · anonymous · c\d+")
         # Undo the browser's own change: c closes, and a, which the accordion closed, opens again.
-        self.d.find_element(By.CSS_SELECTOR, '.hist-undo[data-rev="2"]').click()
+        click_undo(self.d, 2)
         wait(self.d, lambda d: len(entries(d)) == 3 and not expanded(d, "c"), 5, "the undo did not land")
         self.assertEqual(entries(self.d)[0][1], "undo rev 2 (toggle c → expanded 'Gamma')")
         self.assertEqual(DAEMON.board(name)["state"]["sections"][0]["expanded"], True)
         # An undo that no longer applies says why, naming the later rev.
-        self.d.find_element(By.CSS_SELECTOR, '.hist-undo[data-rev="2"]').click()
+        click_undo(self.d, 2)
         wait(self.d, lambda d: d.find_element(By.ID, "toast").is_displayed(), 5, "no message for a conflicting undo")
         self.assertIn("rev 3", self.d.find_element(By.ID, "toast").text)
 
