@@ -270,6 +270,14 @@ class OneBrowser(unittest.TestCase):
         cls.d.quit()
 
 
+def shown(d, css):
+    """Whether any element matching css is displayed, read in one script so a
+    re-render between finding and reading cannot make it stale."""
+    return d.execute_script("""
+        return Array.from(document.querySelectorAll(arguments[0]))
+            .some(n => n.getClientRects().length > 0 && getComputedStyle(n).visibility !== 'hidden');""", css)
+
+
 def wait(d, cond, timeout=5, msg=""):
     # A re-render may replace an element between finding and reading it: try again.
     return WebDriverWait(d, timeout, poll_frequency=0.02,

@@ -37,9 +37,7 @@ def click_undo(d, rev):
 
 
 def undo_shown(d, rev):
-    return d.execute_script("""
-        return Array.from(document.querySelectorAll(`.hist-undo[data-rev="${arguments[0]}"]`))
-            .some(b => b.offsetParent !== null && getComputedStyle(b).visibility !== 'hidden');""", str(rev))
+    return harness.shown(d, f'.hist-undo[data-rev="{rev}"]')
 
 
 class HistoryPanel(harness.OneBrowser):

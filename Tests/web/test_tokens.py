@@ -9,6 +9,7 @@ import unittest
 from selenium.webdriver.common.by import By
 
 import harness
+from harness import shown
 from test_dashboard import wait, expanded, three
 
 T = None
@@ -24,10 +25,6 @@ def new_board(prefix="tok"):
     name = f"{prefix}{os.getpid()}-{next(_names)}"
     T.put_board(name, three("multi"), token=T.secrets["admin"])
     return name
-
-
-def shown(d, css):
-    return any(n.is_displayed() for n in d.find_elements(By.CSS_SELECTOR, css))
 
 
 def session_token(d):
