@@ -21,12 +21,69 @@ import Testing
                 #expect(f?.count == expected % 13 + 1)
                 #expect(f?.bytes.first == UInt8(expected % 251))
             }
-            #expect(q.count == model.count)
-            #expect(q.bytes == model.reduce(0) { $0 + $1 % 13 + 1 })
-            #expect(q.isEmpty == model.isEmpty)
-            #expect(q.first?.count == model.first.map { $0 % 13 + 1 })
+            // Read first: #expect cannot look into a non-copyable value.
+            let (count, bytes, empty, first) = (q.count, q.bytes, q.isEmpty, q.first?.count)
+            #expect(count == model.count)
+            #expect(bytes == model.reduce(0) { $0 + $1 % 13 + 1 })
+            #expect(empty == model.isEmpty)
+            #expect(first == model.first.map { $0 % 13 + 1 })
         }
         q.removeAll()
-        #expect(q.isEmpty && q.count == 0 && q.bytes == 0 && q.pop() == nil)
+        let (empty, count, bytes, popped) = (q.isEmpty, q.count, q.bytes, q.pop())
+        #expect(empty && count == 0 && bytes == 0 && popped == nil)
+    }
+}
+
+/// Frames are held unmanaged with a count of the queues holding them: a frame
+/// lives exactly as long as some queue (or caller) still has it.
+@Suite struct FrameHoldingTests {
+    @Test func aSharedFrameLivesUntilTheLastQueueLetsGo() {
+        weak var watched: OutFrame?
+        var a = FrameQueue(), b = FrameQueue(), c = FrameQueue()
+        do {
+            let f = OutFrame([1, 2, 3])
+            watched = f
+            a.push(f)
+            b.push(f)
+            c.push(f)
+            c.push(f)
+        }
+        #expect(watched != nil)
+        a.dropFirst()
+        #expect(watched != nil)
+        b.removeAll()
+        #expect(watched != nil)
+        c.dropFirst()
+        let left = c.firstPayload?.count
+        #expect(watched != nil && left == 3)
+        let last = c.pop()
+        #expect(watched != nil && last?.count == 3)   // the caller holds it now
+        _ = last
+        let empty = c.isEmpty
+        #expect(empty)
+    }
+
+    @Test func aQueueThatGoesLetsGoOfItsFrames() {
+        weak var watched: OutFrame?
+        do {
+            var q = FrameQueue()
+            let f = OutFrame([9, 9])
+            watched = f
+            for _ in 0..<20 { q.push(f) }   // past the ring's first growth
+            q.dropFirst()
+        }
+        #expect(watched == nil)
+    }
+
+    @Test func aFrameNoQueueHoldsIsFreed() {
+        weak var watched: OutFrame?
+        var q = FrameQueue()
+        do {
+            let f = OutFrame([7])
+            watched = f
+            q.push(f)
+        }
+        q.removeAll()
+        #expect(watched == nil)
     }
 }

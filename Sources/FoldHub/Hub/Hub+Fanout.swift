@@ -4,11 +4,11 @@ extension Hub {
     /// One frame, encoded once, to every subscriber of the board, bounded by
     /// each queue (`QueueBound`); the driver reports those it did not fit.
     func broadcast(_ frame: [UInt8], on board: String) {
-        let ids = subscriptions.watchers(of: board)
+        let ids = subscriptions.fanOutList(of: board)
         guard !ids.isEmpty else { return }
         metrics.framesQueued += ids.count
         metrics.bytesQueued += ids.count * frame.count
-        emit(.fanOut(ids: Array(ids), frame: frame))
+        emit(.fanOut(ids: ids, frame: frame))
     }
 
     /// A fan-out frame did not fit: the session is resynchronised instead

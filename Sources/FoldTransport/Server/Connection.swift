@@ -46,12 +46,13 @@ public final class Connection {
     let plainSocket: Int32
     /// The socket sits in the writer's io_uring slot (see `SendRing.bind`).
     var bound = false
-    /// The server's writer, which outlives every connection (`unowned(unsafe)`:
-    /// no reference-count check on each of a fan-out's thousand queued frames).
-    unowned(unsafe) let writer: CorkedWriter
+    /// The server's writer, which outlives every connection. Unmanaged and
+    /// borrowed for each call: even an `unowned(unsafe)` reference is
+    /// retained around a call, once per subscriber of every fan-out.
+    private let writerRef: Unmanaged<CorkedWriter>
 
     init(id: UInt64, wsi: OpaquePointer, batching: Bool, peer: String, upgradeHeaders: [String: String], writer: CorkedWriter) {
-        self.writer = writer
+        writerRef = .passUnretained(writer)
         direct = lws_get_network_wsi(wsi) == wsi
         plainSocket = direct && lws_is_ssl(wsi) == 0 ? Int32(lws_get_socket_fd(wsi)) : -1
         self.id = id
@@ -71,7 +72,7 @@ public final class Connection {
     public func send(_ frame: OutFrame) {
         guard closeRequest == nil else { return }
         queue.push(frame)
-        writer.queued(self)
+        writerRef._withUnsafeGuaranteedRef { $0.queued(self) }
     }
 
     /// Drops what is queued and not yet written (conflation: the caller
@@ -89,6 +90,6 @@ public final class Connection {
         if !flush { queue.removeAll() }
         closeRequest = (code.rawValue, String(reason.utf8.prefix(120)) ?? "")
         lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, deadlineSeconds)
-        writer.request(self)
+        writerRef._withUnsafeGuaranteedRef { $0.request(self) }
     }
 }

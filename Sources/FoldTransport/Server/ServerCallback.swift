@@ -58,7 +58,7 @@ private func dispatch(
         guard let pss, let c = server.connections[pss.pointee.id] else { return .proceed }
         return CallbackResult(rawValue: server.writer.writeable(c))
     case LWS_CALLBACK_CLOSED:
-        if let pss, let c = server.connections.removeValue(forKey: pss.pointee.id) {
+        if let pss, let c = server.forget(pss.pointee.id) {
             c.closed = true
             server.writer.closed(c)
             server.delegate?.closed(c)

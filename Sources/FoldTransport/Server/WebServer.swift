@@ -45,6 +45,8 @@ public final class WebServer {
     var vhost: OpaquePointer?
     public private(set) var port = 0
     var connections: [UInt64: Connection] = [:]
+    /// Fan-out id lists resolved to connections (see `Audiences`).
+    var audiences = Audiences<Connection>()
     /// Accepted sockets that have not made a request yet, with when they
     /// were accepted (see ServerCallback and `sweepHandshakes`).
     var unannounced: [OpaquePointer: UInt64] = [:]
@@ -90,14 +92,22 @@ public final class WebServer {
     /// The loop lives here so that the queue checks and pushes inline: it
     /// runs once per subscriber of every change.
     public func fanOut(_ frame: OutFrame, to ids: [UInt64], within bound: QueueBound, overflow: (UInt64) -> Void) {
-        for id in ids {
-            guard let c = connections[id] else { continue }
-            if bound.admits(queuedFrames: c.queue.count, queuedBytes: c.queue.bytes, adding: frame.count) {
-                c.send(frame)
-            } else {
-                overflow(id)
+        for u in audiences.members(for: ids, resolve: { connections[$0] }) {
+            // Held by `connections` while listed (see `Audiences`): no retain per subscriber.
+            u._withUnsafeGuaranteedRef { c in
+                if bound.admits(queuedFrames: c.queue.count, queuedBytes: c.queue.bytes, adding: frame.count) {
+                    c.send(frame)
+                } else {
+                    overflow(c.id)
+                }
             }
         }
+    }
+
+    /// A connection lws closed: no longer known, nor in any cached audience.
+    func forget(_ id: UInt64) -> Connection? {
+        audiences.removeAll()
+        return connections.removeValue(forKey: id)
     }
 
     /// Creates the context and binds. Call on the thread that will call `run()`.

@@ -80,10 +80,12 @@ final class CorkedWriter {
     @inline(__always)
     func queued(_ c: Connection) { touch(c) }
 
-    /// Puts `c` on this turn's flush list.
+    /// Puts `c` on this turn's flush list, unless something else writes it
+    /// later anyway: the pacer's release or lws' WRITEABLE callback (under a
+    /// paced stream most connections are waiting, on every fan-out).
     @inline(__always)
     func touch(_ c: Connection) {
-        if c.scheduled { return }
+        if c.scheduled || c.deferred || c.awaiting { return }
         c.scheduled = true
         touched.append(c)
     }
@@ -187,7 +189,7 @@ final class CorkedWriter {
         if c.plainSocket >= 0 && (c.queue.count == 1 || first.count + 14 >= limit) {
             // In place: the header goes into the frame's own headroom (shared,
             // rewritten by each write on this one thread, as lws itself does).
-            _ = c.queue.pop()
+            c.queue.dropFirst()
             let h = WebSocketHeader.length(first.count)
             let start = first.payload - h
             _ = WebSocketHeader.write(textLength: first.count, to: start)
@@ -231,7 +233,7 @@ final class CorkedWriter {
         // frames lws must wrap itself (WebSocket over HTTP/2): in place, as
         // a text frame, lws writing the header into the frame's headroom.
         if c.queue.count == 1 || first.count + 14 >= limit || !c.direct {
-            _ = c.queue.pop()
+            c.queue.dropFirst()
             return lws_write(c.wsi, first.payload, first.count, LWS_WRITE_TEXT) >= first.count ? .written : .failed
         }
         let base = (scratch + pre).assumingMemoryBound(to: UInt8.self)
@@ -261,14 +263,14 @@ final class CorkedWriter {
     /// Batching peers: the messages joined by `\n` into one frame's payload.
     private func joinBatch(_ c: Connection, into base: UnsafeMutablePointer<UInt8>, limit: Int) -> Int {
         var used = 0
-        while let f = c.queue.first, used == 0 || used + 1 + f.count <= limit {
+        while let f = c.queue.firstPayload, used == 0 || used + 1 + f.count <= limit {
             if used > 0 {
                 base[used] = 0x0A
                 used += 1
             }
-            (UnsafeMutableRawPointer(base) + used).copyMemory(from: f.payload, byteCount: f.count)
+            (UnsafeMutableRawPointer(base) + used).copyMemory(from: f.bytes, byteCount: f.count)
             used += f.count
-            _ = c.queue.pop()
+            c.queue.dropFirst()
         }
         return used
     }
@@ -277,13 +279,13 @@ final class CorkedWriter {
     /// frame (RFC 6455 §5.2), back to back, for one `LWS_WRITE_RAW`.
     private func frameAll(_ c: Connection, into base: UnsafeMutablePointer<UInt8>, limit: Int) -> Int {
         var used = 0
-        while let f = c.queue.first {
+        while let f = c.queue.firstPayload {
             let header = WebSocketHeader.length(f.count)
             guard used == 0 || used + header + f.count <= limit else { break }
             used += WebSocketHeader.write(textLength: f.count, to: base + used)
-            (UnsafeMutableRawPointer(base) + used).copyMemory(from: f.payload, byteCount: f.count)
+            (UnsafeMutableRawPointer(base) + used).copyMemory(from: f.bytes, byteCount: f.count)
             used += f.count
-            _ = c.queue.pop()
+            c.queue.dropFirst()
         }
         return used
     }

@@ -9,11 +9,19 @@ import CLibWebSockets
 public final class OutFrame {
     let storage: UnsafeMutableRawPointer
     public let count: Int
+    /// The payload, just after the headroom (stored: the headroom is a lazy
+    /// global, checked on every read).
+    let payload: UnsafeMutablePointer<UInt8>
     static let headroom = fs_lws_pre()
+    /// Queues holding this frame (`FrameQueue`): the first takes one strong
+    /// reference for all of them, the last lets it go. Not atomic, which is
+    /// what makes it cheaper than a retain per queue: service thread only.
+    private var holders = 0
 
     public init(_ bytes: [UInt8]) {
         count = bytes.count
         storage = UnsafeMutableRawPointer.allocate(byteCount: Self.headroom + max(count, 1), alignment: 16)
+        payload = (storage + Self.headroom).assumingMemoryBound(to: UInt8.self)
         bytes.withUnsafeBytes { src in
             if let base = src.baseAddress { (storage + Self.headroom).copyMemory(from: base, byteCount: count) }
         }
@@ -21,10 +29,26 @@ public final class OutFrame {
 
     deinit { storage.deallocate() }
 
-    /// The payload, just after the headroom.
-    var payload: UnsafeMutablePointer<UInt8> {
-        (storage + Self.headroom).assumingMemoryBound(to: UInt8.self)
+    /// One more queue holds the frame.
+    @inline(__always)
+    func hold() -> Unmanaged<OutFrame> {
+        let u = Unmanaged.passUnretained(self)
+        if holders == 0 { _ = u.retain() }
+        holders += 1
+        return u
     }
+
+    /// A queue let go of the frame; the last one releases it (after the
+    /// frame is last touched, hence static).
+    @inline(__always)
+    static func letGo(_ u: Unmanaged<OutFrame>) {
+        let last = u._withUnsafeGuaranteedRef { f -> Bool in
+            f.holders -= 1
+            return f.holders == 0
+        }
+        if last { u.release() }
+    }
+
 
     public var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: storage + Self.headroom, count: count) }
 }
