@@ -30,7 +30,7 @@ public enum OptionTable {
         .string("web-root", "DIR", "dashboard files (default: installed location, else clients/web)", live: true, \.webRoot),
         .int("max-message-bytes", "largest WebSocket message (over: close 1009)", live: true, 256...(64 << 20), \.maxMessageBytes),
         .int("max-body-bytes", "largest HTTP request body (over: 413)", live: true, 256...(256 << 20), \.maxBodyBytes),
-        .int("coalesce-ms", "MS", "under a heavy stream, gather a batching client's messages this long between writes (0: never)", live: false, 0...1000, \.coalesceMs),
+        .int("coalesce-ms", "MS", "under a heavy stream, gather a client's messages at least this long between writes, longer when many streams are heavy (0: never)", live: false, 0...1000, \.coalesceMs),
         .int("history-per-board", "changes kept per board for resume, and at least this many in the history", live: false, 1...1_000_000, \.historyPerBoard),
         .field("history-days", "DAYS", "days a change stays in the history (fractions allowed; 0: only the last history-per-board)",
                live: true, \.historyDays, show: { $0 == $0.rounded() ? String(Int($0)) : String($0) }) { v in

@@ -8,13 +8,15 @@ import Glibc
 /// corked, they leave in one write whether the peer batches or not. A
 /// connection counts as hot when more than `hotRate` messages a second were
 /// written to it over the last window (50 ms), or more than `warmRate` while
-/// the daemon as a whole writes more than `busyWrites` times a second: its
+/// the daemon as a whole writes more than `busyMessages` a second: its
 /// next write then waits until `linger` after the previous one. Other
 /// connections are written at once, so quiet and moderate streams keep their
 /// latency (100 subscribers at 200 messages a second are not paced; 1,000
 /// are, since their 200,000 writes a second would take the whole core). The
-/// measure is the message rate, not what the last write carried, so pacing
-/// cannot keep itself going.
+/// measures are message rates, not writes or what the last write carried,
+/// so pacing can neither keep itself going nor switch itself off (counted
+/// in writes, 1,000 subscribers at 200/s swung between paced and not every
+/// 50 ms).
 ///
 /// The gather grows with the number of hot connections, so that together
 /// they are written about `hotWrites` times a second: 1,000 hot connections
@@ -30,9 +32,10 @@ final class WritePacer {
     /// daemon is busy writing.
     static let hotRate: UInt64 = 400
     static let warmRate: UInt64 = 100
-    /// Writes a second, over all connections, past which warm ones are paced
-    /// too: about half a core of kernel sends on the machines measured.
-    static let busyWrites: UInt64 = 40_000
+    /// Messages a second, over all connections, past which warm ones are
+    /// paced too: written one by one, about half a core of kernel sends on
+    /// the machines measured.
+    static let busyMessages: UInt64 = 40_000
     static let windowNs: UInt64 = 50_000_000
     /// Writes a second that hot connections share (≈ 0.45 of a core at
     /// 18 µs a write), and the longest gather that sharing may ask for.
@@ -41,10 +44,10 @@ final class WritePacer {
     /// Connections now hot.
     private(set) var hotCount = 0
     private var waiting: [(connection: Connection, due: UInt64)] = []
-    /// Writes over all connections in the current window, and whether the
-    /// last window was over `busyWrites` a second.
+    /// Messages written over all connections in the current window, and
+    /// whether the last window was over `busyMessages` a second.
     private var windowStartNs: UInt64 = 0
-    private var windowWrites: UInt64 = 0
+    private var windowMessages: UInt64 = 0
     private(set) var busy = false
     private var head = 0
     private var armed = false
@@ -64,12 +67,12 @@ final class WritePacer {
     func wrote(_ c: Connection, messages: Int, now: UInt64) {
         c.lastWriteNs = now
         guard lingerNs > 0 else { return }
-        windowWrites &+= 1
+        windowMessages &+= UInt64(messages)
         let total = now &- windowStartNs
         if total >= Self.windowNs {
-            busy = Self.exceeds(windowWrites, Self.busyWrites, over: total)
+            busy = Self.exceeds(windowMessages, Self.busyMessages, over: total)
             windowStartNs = now
-            windowWrites = 0
+            windowMessages = 0
         }
         c.windowCount &+= UInt32(truncatingIfNeeded: messages)
         let elapsed = now &- c.windowStartNs
