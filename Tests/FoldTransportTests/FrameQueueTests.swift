@@ -34,6 +34,21 @@ import Testing
     }
 }
 
+extension FrameQueueTests {
+    /// A drained burst gives its ring back; the queue works as before after it.
+    @Test func aDrainedBurstStartsAfresh() {
+        var q = FrameQueue()
+        for round in 0..<3 {
+            for i in 0..<(200 + round) { q.push(OutFrame([UInt8(i % 256)])) }
+            var seen: [UInt8] = []
+            while let f = q.pop() { seen.append(f.bytes[0]) }
+            #expect(seen == (0..<(200 + round)).map { UInt8($0 % 256) })
+            let (empty, count, bytes) = (q.isEmpty, q.count, q.bytes)
+            #expect(empty && count == 0 && bytes == 0)
+        }
+    }
+}
+
 /// Frames are held unmanaged with a count of the queues holding them: a frame
 /// lives exactly as long as some queue (or caller) still has it.
 @Suite struct FrameHoldingTests {

@@ -70,6 +70,13 @@ struct FrameQueue: ~Copyable {
             ringCount -= 1
         } else {
             head = nil
+            // A drained burst gives its ring back: a connection that once lagged keeps no more than a small one.
+            if capacity > 64 {
+                ring?.deallocate()
+                ring = nil
+                capacity = 0
+                start = 0
+            }
         }
         OutFrame.letGo(h)
     }
