@@ -90,7 +90,13 @@ import Testing
         let nodes = try (0..<2).map { _ in try DaemonProcess(["--store", uri, "--store-busy-timeout", "1000"]) }
         defer { nodes.forEach { $0.shutdown() } }
         let watcher = try nodes[1].connect(), actor = try nodes[0].connect()
-        let rev = try #require(try watcher.subscribe().rev)
+        _ = try watcher.subscribe()
+        // Both nodes follow before the kill: a follower connects on its own
+        // thread after start-up, and one that never connected cannot count a reconnect.
+        let warm = try actor.answer(Wire.action(.toggle, id: "warm", #""section":"s0""#), id: "warm")
+        #expect(warm.type == "ack")
+        let rev = try #require(try watcher.waitFor(type: "patch", timeout: 30).rev)
+        #expect(rev == warm.rev)
 
         try server.kill9()
         let asked = Date()
