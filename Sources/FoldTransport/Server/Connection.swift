@@ -23,11 +23,13 @@ public final class Connection {
     /// The message being reassembled from fragments.
     var rx: [UInt8] = []
     /// Pacing (see `WritePacer`): when the last write happened, the arrival
-    /// window, whether a paced write is pending; whether lws closed it.
+    /// window, whether it is hot and the pacer's window it was last counted
+    /// hot in, whether a paced write is pending; whether lws closed it.
     var lastWriteNs: UInt64 = 0
     var windowStartNs: UInt64 = 0
     var windowCount: UInt32 = 0
     var hot = false
+    var hotWindow: UInt32 = 0
     var deferred = false
     var closed = false
     /// Corked writing (see `CorkedWriter`): on this turn's flush list; a

@@ -5,8 +5,7 @@ import Glibc
 public enum DescriptorLimit {
     /// Lifts the soft limit to the hard one and returns it (capped at 2^20).
     public static func raise() -> Int {
-        var rl = rlimit()
-        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &rl) == 0 else { return 1024 }
+        guard var rl = current() else { return 1024 }
         if rl.rlim_cur < rl.rlim_max {
             var raised = rl
             raised.rlim_cur = rl.rlim_max
@@ -17,16 +16,18 @@ public enum DescriptorLimit {
 
     /// The soft limit now (capped at 2^20).
     public static func soft() -> Int {
-        var rl = rlimit()
-        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &rl) == 0 else { return 1024 }
-        return Int(min(rl.rlim_cur, 1 << 20))
+        current().map { Int(min($0.rlim_cur, 1 << 20)) } ?? 1024
     }
 
     /// Sets the soft limit (never above the hard one).
     public static func setSoft(_ n: Int) {
-        var rl = rlimit()
-        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &rl) == 0 else { return }
+        guard var rl = current() else { return }
         rl.rlim_cur = rlim_t(min(UInt64(max(n, 0)), UInt64(rl.rlim_max)))
         _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &rl)
+    }
+
+    private static func current() -> rlimit? {
+        var rl = rlimit()
+        return getrlimit(Int32(RLIMIT_NOFILE.rawValue), &rl) == 0 ? rl : nil
     }
 }

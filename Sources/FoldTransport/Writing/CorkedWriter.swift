@@ -70,7 +70,6 @@ final class CorkedWriter {
     /// A connection lws is closing (before its descriptor closes): the slot
     /// lets go of the socket, or it would stay open behind lws' back.
     func closed(_ c: Connection) {
-        pacer.closed(c)
         if c.bound {
             ring?.unbind(c.plainSocket)
             c.bound = false

@@ -23,7 +23,7 @@ public final class OutFrame {
         storage = UnsafeMutableRawPointer.allocate(byteCount: Self.headroom + max(count, 1), alignment: 16)
         payload = (storage + Self.headroom).assumingMemoryBound(to: UInt8.self)
         bytes.withUnsafeBytes { src in
-            if let base = src.baseAddress { (storage + Self.headroom).copyMemory(from: base, byteCount: count) }
+            if let base = src.baseAddress { UnsafeMutableRawPointer(payload).copyMemory(from: base, byteCount: count) }
         }
     }
 
@@ -49,6 +49,5 @@ public final class OutFrame {
         if last { u.release() }
     }
 
-
-    public var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: storage + Self.headroom, count: count) }
+    public var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: payload, count: count) }
 }

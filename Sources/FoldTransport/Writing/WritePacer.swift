@@ -12,7 +12,8 @@ import Glibc
 /// next write then waits until `linger` after the previous one. Other
 /// connections are written at once, so quiet and moderate streams keep their
 /// latency (100 subscribers at 200 messages a second are not paced; 1,000
-/// are, since their 200,000 writes a second would take the whole core). The
+/// are, since their 200,000 messages a second, written one by one, would
+/// take the whole core). The
 /// measures are message rates, not writes or what the last write carried,
 /// so pacing can neither keep itself going nor switch itself off (counted
 /// in writes, 1,000 subscribers at 200/s swung between paced and not every
@@ -22,8 +23,9 @@ import Glibc
 /// they are written about `hotWrites` times a second: 1,000 hot connections
 /// wait 40 ms, not 20, which is what keeps a 1,000-subscriber stream of
 /// 1,000 changes a second at 60 % of the core instead of 90 % and its tail
-/// under 100 ms. It depends on how many are hot, not on the write rate it
-/// causes, so it does not swing.
+/// under 100 ms. Hot connections are counted as those written while hot in
+/// the last window, so one whose stream stopped (or that closed) drops out
+/// by itself after a window.
 /// Service thread only.
 final class WritePacer {
     let lingerNs: UInt64
@@ -41,8 +43,11 @@ final class WritePacer {
     /// 18 µs a write), and the longest gather that sharing may ask for.
     static let hotWrites: UInt64 = 25_000
     static let maxLingerNs: UInt64 = 50_000_000
-    /// Connections now hot.
+    /// Hot connections written in the last window, and so far in this one
+    /// (each once: `Connection.hotWindow` is the window it was last counted in).
     private(set) var hotCount = 0
+    private var hotInWindow = 0
+    private var window: UInt32 = 1
     private var waiting: [(connection: Connection, due: UInt64)] = []
     /// Messages written over all connections in the current window, and
     /// whether the last window was over `busyMessages` a second.
@@ -71,6 +76,9 @@ final class WritePacer {
         let total = now &- windowStartNs
         if total >= Self.windowNs {
             busy = Self.exceeds(windowMessages, Self.busyMessages, over: total)
+            hotCount = hotInWindow
+            hotInWindow = 0
+            window = window == .max ? 1 : window + 1
             windowStartNs = now
             windowMessages = 0
         }
@@ -78,21 +86,13 @@ final class WritePacer {
         let elapsed = now &- c.windowStartNs
         if elapsed >= Self.windowNs {
             let n = UInt64(c.windowCount)
-            let hot = Self.exceeds(n, Self.hotRate, over: elapsed) || (busy && Self.exceeds(n, Self.warmRate, over: elapsed))
-            if hot != c.hot {
-                c.hot = hot
-                hotCount += hot ? 1 : -1
-            }
+            c.hot = Self.exceeds(n, Self.hotRate, over: elapsed) || (busy && Self.exceeds(n, Self.warmRate, over: elapsed))
             c.windowStartNs = now
             c.windowCount = 0
         }
-    }
-
-    /// A connection that goes no longer counts as hot.
-    func closed(_ c: Connection) {
-        if c.hot {
-            c.hot = false
-            hotCount -= 1
+        if c.hot && c.hotWindow != window {
+            c.hotWindow = window
+            hotInWindow += 1
         }
     }
 
@@ -117,7 +117,9 @@ final class WritePacer {
     func holds(_ c: Connection, now: UInt64) -> Bool {
         if c.deferred { return true }
         guard c.hot else { return false }
-        let due = c.lastWriteNs &+ Self.linger(base: lingerNs, hot: hotCount)
+        // Never before the last one waiting: `fire` takes them in order, and
+        // the gather can shrink between two of them.
+        let due = max(c.lastWriteNs &+ Self.linger(base: lingerNs, hot: hotCount), waiting.last?.due ?? 0)
         guard due > now else { return false }
         c.deferred = true
         waiting.append((c, due))
