@@ -33,17 +33,22 @@ final class HubDriver {
     static func now() -> Instant { DispatchTime.now().uptimeNanoseconds }
 
     func feed(_ input: HubInput) {
-        for effect in hub.handle(input, at: Self.now()) { perform(effect) }
+        let effects = hub.handle(input, at: Self.now())
+        // A lone fan-out writes as it goes; several wait for the turn's flush
+        // so a subscriber of each gets them in one write (see `WebServer.fanOut`).
+        var fanOuts = 0
+        for case .fanOut in effects { fanOuts += 1 }
+        for effect in effects { perform(effect, alone: fanOuts == 1) }
     }
 
-    func perform(_ effect: HubEffect) {
+    func perform(_ effect: HubEffect, alone: Bool = false) {
         switch effect {
         case .send(let ids, let bytes):
             let frame = OutFrame(bytes)
             for id in ids { server.connection(id)?.send(frame) }
         case .fanOut(let ids, let bytes):
             let frame = OutFrame(bytes)
-            server.fanOut(frame, to: ids, within: hub.queueBound) { id in
+            server.fanOut(frame, to: ids, within: hub.queueBound, writeNow: alone) { id in
                 // At once, so the resync lands before anything queued after this frame.
                 feed(.overflowed(id: id, bytes: frame.count))
             }

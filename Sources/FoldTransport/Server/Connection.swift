@@ -72,9 +72,15 @@ public final class Connection {
 
     /// Queues a frame shared with other connections; the bytes are not copied.
     public func send(_ frame: OutFrame) {
-        guard closeRequest == nil else { return }
+        if push(frame) { writerRef._withUnsafeGuaranteedRef { $0.queued(self) } }
+    }
+
+    /// Queues without telling the writer; false once closing (nothing may follow the close).
+    @inline(__always)
+    func push(_ frame: OutFrame) -> Bool {
+        guard closeRequest == nil else { return false }
         queue.push(frame)
-        writerRef._withUnsafeGuaranteedRef { $0.queued(self) }
+        return true
     }
 
     /// Drops what is queued and not yet written (conflation: the caller

@@ -91,14 +91,29 @@ public final class WebServer {
     /// it; `overflow` hears, in order and at once, each that has no room.
     /// The loop lives here so that the queue checks and pushes inline: it
     /// runs once per subscriber of every change.
-    public func fanOut(_ frame: OutFrame, to ids: [UInt64], within bound: QueueBound, overflow: (UInt64) -> Void) {
-        for u in audiences.members(for: ids, resolve: { connections[$0] }) {
-            // Held by `connections` while listed (see `Audiences`): no retain per subscriber.
-            u._withUnsafeGuaranteedRef { c in
-                if bound.admits(queuedFrames: c.queue.count, queuedBytes: c.queue.bytes, adding: frame.count) {
-                    c.send(frame)
-                } else {
-                    overflow(c.id)
+    ///
+    /// `writeNow` (the turn's only fan-out) writes each connection as it
+    /// comes, as uWebSockets does, instead of queueing all and then writing
+    /// all at the turn's end: the first subscriber is written after one
+    /// queue push, not after every subscriber's. With several fan-outs in a
+    /// turn the writes wait for the flush, so each connection still gets
+    /// them in one system call.
+    public func fanOut(_ frame: OutFrame, to ids: [UInt64], within bound: QueueBound, writeNow: Bool = false, overflow: (UInt64) -> Void) {
+        let members = audiences.members(for: ids, resolve: { connections[$0] })
+        let now = writeNow ? WritePacer.now() : 0
+        let writer = self.writer
+        members.withUnsafeBufferPointer { list in
+            let refs = UnsafeRawPointer(list.baseAddress!)
+            for i in list.indices {
+                if writeNow { CorkedWriter.prefetch(refs, count: list.count, after: i) }
+                // Held by `connections` while listed (see `Audiences`): no retain per subscriber.
+                list[i]._withUnsafeGuaranteedRef { c in
+                    guard bound.admits(queuedFrames: c.queue.count, queuedBytes: c.queue.bytes, adding: frame.count) else {
+                        overflow(c.id)
+                        return
+                    }
+                    guard c.push(frame) else { return }
+                    if writeNow { writer.writeNow(c, now: now) } else { writer.queued(c) }
                 }
             }
         }
