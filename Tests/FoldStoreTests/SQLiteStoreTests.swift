@@ -28,6 +28,33 @@ import Testing
         try store.probe()
     }
 
+    /// The WAL is written in full once, at open, so commits overwrite blocks
+    /// it has instead of growing it; and what they commit survives a crash:
+    /// the files copied while the store is open (as a kill -9 leaves them)
+    /// open to every commit, the zeros after the last frame read as its end.
+    @Test func theWALIsWrittenOnceAtOpenAndCommitsInItSurviveACrash() throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = try SQLiteStore(path: path, busyTimeoutMs: 100)
+        defer { store.close() }
+        let wal = path + "-wal"
+        func size() throws -> Int64 { (try FileManager.default.attributesOfItem(atPath: wal)[.size] as? NSNumber)?.int64Value ?? -1 }
+        #expect(try size() == SQLiteStore.walBytes)
+        for rev in 1...20 {
+            var batch = CommitBatch(historyLimit: 100)
+            batch.boards = [StoredBoard(name: "b", epoch: "e", rev: rev, state: Array(#"{"r":\#(rev)}"#.utf8))]
+            batch.changes = [StoredChange(board: "b", rev: rev, ops: Array("[]".utf8))]
+            try store.commit(batch)
+        }
+        #expect(try size() == SQLiteStore.walBytes, "the commits grew the WAL")
+        let crash = directory.appendingPathComponent("crash.db").path
+        for suffix in ["", "-wal"] { try FileManager.default.copyItem(atPath: path + suffix, toPath: crash + suffix) }
+        let reopened = try SQLiteStore(path: crash)
+        defer { reopened.close() }
+        #expect(try reopened.loadBoards().map(\.rev) == [20])
+        #expect(try reopened.loadBoards().first?.state == Array(#"{"r":20}"#.utf8))
+        #expect(try reopened.loadChanges(board: "b", after: 0).map(\.rev) == Array(1...20))
+    }
+
     static let day = 86_400_000
 
     /// `count` changes of board `b` from rev `from`, committed at `at` in one batch.
