@@ -11,7 +11,9 @@ import Glibc
 /// action); `flush()` runs when the turn's callback returns and writes each
 /// touched connection once: several queued messages become one buffer of
 /// complete RFC 6455 frames sent with `LWS_WRITE_RAW`, or one
-/// newline-separated frame for batching peers. When lws still holds part of
+/// newline-separated frame for batching peers. A turn's lone fan-out does
+/// not wait for the flush: it calls `writeNow` for each connection as it
+/// queues (`WebServer.fanOut`). When lws still holds part of
 /// an earlier write (`lws_partial_buffered`), the connection waits for its
 /// WRITEABLE callback instead, so lws never buffers more than one write per
 /// connection and the queue bound stays the daemon's.
