@@ -103,7 +103,8 @@ public final class WebServer {
         let now = writeNow ? WritePacer.now() : 0
         let writer = self.writer
         members.withUnsafeBufferPointer { list in
-            let refs = UnsafeRawPointer(list.baseAddress!)
+            guard let base = list.baseAddress else { return }
+            let refs = UnsafeRawPointer(base)
             for i in list.indices {
                 if writeNow { CorkedWriter.prefetch(refs, count: list.count, after: i) }
                 // Held by `connections` while listed (see `Audiences`): no retain per subscriber.

@@ -100,7 +100,8 @@ final class CorkedWriter {
         // One clock read per turn, not per connection.
         let now = WritePacer.now()
         spare.withUnsafeBufferPointer { list in
-            let refs = UnsafeRawPointer(list.baseAddress!)
+            guard let base = list.baseAddress else { return }
+            let refs = UnsafeRawPointer(base)
             for i in list.indices {
                 Self.prefetch(refs, count: list.count, after: i)
                 let c = list[i]
@@ -116,7 +117,7 @@ final class CorkedWriter {
     /// will read, given their references (as `[Connection]` or
     /// `[Unmanaged<Connection>]` lay them out) read as raw words, so no
     /// reference is counted: the object two ahead, and the lws word one
-    /// ahead (its object was hinted the turn before). One system call ahead
+    /// ahead (its object was hinted one step before). One system call ahead
     /// is time enough for the lines to arrive.
     @inline(__always)
     static func prefetch(_ refs: UnsafeRawPointer, count: Int, after i: Int) {
