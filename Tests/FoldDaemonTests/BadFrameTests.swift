@@ -31,7 +31,10 @@ import Testing
             try bad.send(Wire.action(.setTitle, id: "big", #""section":"s0","title":"\#(title)""#))
             expected = 1009
         }
-        #expect(try bad.waitForClose() == expected)
+        // Past lws' own 5 s wait for a close answer: on a loaded machine the
+        // answer (behind the rest of an oversized message) can take that long,
+        // and lws then drops the connection anyway, which is what is checked.
+        #expect(try bad.waitForClose(timeout: 10) == expected)
         #expect(bad.eof, "the daemon dropped the connection after closing")
 
         // Nothing was applied, and the other client still works.
