@@ -198,6 +198,7 @@ export class BoardPage {
     setStatus('rev', '');
     this.lastChange = null;
     setStatus('last', '');
+    this.history.clear();
   }
 
   showPresence({ viewers, following }) {

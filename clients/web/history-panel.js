@@ -38,7 +38,8 @@ export class HistoryPanel {
     });
   }
 
-  clear() { this.entries = []; this.draw(); }
+  // Also drops a read still waiting: a board deleted within its 150 ms would answer 404.
+  clear() { clearTimeout(this.timer); this.timer = null; this.entries = []; this.draw(); }
 
   // A patch or snapshot arrived: read what is new (coalesced, one read at a time).
   changed(full) {
