@@ -13,11 +13,10 @@ import Glibc
 /// connections are written at once, so quiet and moderate streams keep their
 /// latency (100 subscribers at 200 messages a second are not paced; 1,000
 /// are, since their 200,000 messages a second, written one by one, would
-/// take the whole core). The
-/// measures are message rates, not writes or what the last write carried,
-/// so pacing can neither keep itself going nor switch itself off (counted
-/// in writes, 1,000 subscribers at 200/s swung between paced and not every
-/// 50 ms).
+/// take the whole core). The measures are message rates, not writes or what
+/// the last write carried, so pacing can neither keep itself going nor
+/// switch itself off (counted in writes, 1,000 subscribers at 200/s swung
+/// between paced and not every 50 ms).
 ///
 /// The gather grows with the number of hot connections, so that together
 /// they are written about `hotWrites` times a second: 1,000 hot connections
