@@ -19,7 +19,9 @@ public final class SQLiteStore: BoardStore, @unchecked Sendable {
     /// Opens (creating if needed) the database at `path`, upgrading a store
     /// of an earlier release. `busyTimeoutMs` bounds how long a commit waits
     /// for a lock held by someone else before it counts as failed.
-    public init(path: String, busyTimeoutMs: Int = 2_000) throws(StoreError) {
+    /// `reserveWAL`: a store that will serve commits writes its WAL's blocks
+    /// once now (see `reserveWAL`); a one-off open (a copy, a backup) skips it.
+    public init(path: String, busyTimeoutMs: Int = 2_000, reserveWAL: Bool = false) throws(StoreError) {
         db = try SQLiteDatabase(path: path)
         try db.setBusyTimeout(milliseconds: busyTimeoutMs)
         try db.execute("PRAGMA journal_mode=WAL")
@@ -28,14 +30,20 @@ public final class SQLiteStore: BoardStore, @unchecked Sendable {
         openedVersion = try SQLiteSchema.prepare(db)
         let statements = try SQLiteStatements(db)
         sql = statements
-        try Self.preallocateWAL(db, statements)
+        if reserveWAL { walBytes = try Self.reserveWAL(db, statements) }
         checkpointer.attach(to: db.handle)
     }
 
-    /// The WAL's size before a checkpoint (`SQLiteCheckpointer.pages` frames
-    /// of a 4 KiB page and its 24-byte header, plus the file header), rounded
-    /// up to a MiB.
-    static let walBytes: Int64 = (Int64(SQLiteCheckpointer.pages) * (4_096 + 24) + 32 + (1 << 20) - 1) / (1 << 20) * (1 << 20)
+    /// The WAL's size after `reserveWAL` (0 when not reserved).
+    public private(set) var walBytes: Int64 = 0
+
+    /// The WAL's size before a checkpoint: `SQLiteCheckpointer.pages` frames
+    /// (a page and its 24-byte header each) plus the file header, rounded up
+    /// to a MiB.
+    static func walBytes(pageSize: Int64) -> Int64 {
+        let mib: Int64 = 1 << 20
+        return (Int64(SQLiteCheckpointer.pages) * (pageSize + 24) + 32 + mib - 1) / mib * mib
+    }
 
     /// Writes the WAL's first `walBytes` once, as zeros, so that commits
     /// overwrite blocks the file already has. A commit that grows the file
@@ -46,16 +54,22 @@ public final class SQLiteStore: BoardStore, @unchecked Sendable {
     /// checkpoint, so without this only the first ≈ 500 commits after every
     /// start grow it; a benchmark on a new database sees nothing else.
     /// Done inside `BEGIN IMMEDIATE`: no other writer can append meanwhile.
-    /// A failure costs only speed, so it is not an error.
-    private static func preallocateWAL(_ db: SQLiteDatabase, _ sql: SQLiteStatements) throws(StoreError) {
+    /// A failure costs only speed, so it is not an error. Returns the size
+    /// asked for (0: no WAL).
+    private static func reserveWAL(_ db: SQLiteDatabase, _ sql: SQLiteStatements) throws(StoreError) -> Int64 {
         // Only a WAL: a file system without shared memory leaves SQLite in rollback mode.
         let mode = try db.prepare("PRAGMA journal_mode")
         let wal = try mode.step() && mode.text(0) == "wal"
         mode.reset()
-        guard wal else { return }
+        guard wal else { return 0 }
+        let page = try db.prepare("PRAGMA page_size")
+        let pageSize = try page.step() ? Int64(page.int(0)) : 4_096
+        page.reset()
+        let bytes = walBytes(pageSize: pageSize)
         try sql.begin.run()
-        _ = fs_sqlite_wal_extend(db.handle, walBytes)
+        _ = fs_sqlite_wal_extend(db.handle, bytes)
         try sql.commit.run()
+        return bytes
     }
 
     deinit { close() }

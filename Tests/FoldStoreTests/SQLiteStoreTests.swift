@@ -34,25 +34,43 @@ import Testing
     /// open to every commit, the zeros after the last frame read as its end.
     @Test func theWALIsWrittenOnceAtOpenAndCommitsInItSurviveACrash() throws {
         defer { try? FileManager.default.removeItem(at: directory) }
-        let store = try SQLiteStore(path: path, busyTimeoutMs: 100)
+        let store = try SQLiteStore(path: path, busyTimeoutMs: 100, reserveWAL: true)
         defer { store.close() }
         let wal = path + "-wal"
         func size() throws -> Int64 { (try FileManager.default.attributesOfItem(atPath: wal)[.size] as? NSNumber)?.int64Value ?? -1 }
-        #expect(try size() == SQLiteStore.walBytes)
+        #expect(store.walBytes == 4 << 20)
+        #expect(try size() == store.walBytes)
         for rev in 1...20 {
             var batch = CommitBatch(historyLimit: 100)
             batch.boards = [StoredBoard(name: "b", epoch: "e", rev: rev, state: Array(#"{"r":\#(rev)}"#.utf8))]
             batch.changes = [StoredChange(board: "b", rev: rev, ops: Array("[]".utf8))]
             try store.commit(batch)
         }
-        #expect(try size() == SQLiteStore.walBytes, "the commits grew the WAL")
+        #expect(try size() == store.walBytes, "the commits grew the WAL")
         let crash = directory.appendingPathComponent("crash.db").path
         for suffix in ["", "-wal"] { try FileManager.default.copyItem(atPath: path + suffix, toPath: crash + suffix) }
         let reopened = try SQLiteStore(path: crash)
         defer { reopened.close() }
+        #expect(reopened.walBytes == 0, "a one-off open reserves nothing")
         #expect(try reopened.loadBoards().map(\.rev) == [20])
         #expect(try reopened.loadBoards().first?.state == Array(#"{"r":20}"#.utf8))
         #expect(try reopened.loadChanges(board: "b", after: 0).map(\.rev) == Array(1...20))
+    }
+
+    /// A store made elsewhere with larger pages gets a WAL sized for its
+    /// pages, not for SQLite's default 4 KiB.
+    @Test func theReservedWALFollowsThePageSize() throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        do {
+            let db = try SQLiteDatabase(path: path)
+            try db.execute("PRAGMA page_size=16384")
+            try db.execute("CREATE TABLE t(x)")
+        }
+        let store = try SQLiteStore(path: path, busyTimeoutMs: 100, reserveWAL: true)
+        defer { store.close() }
+        #expect(store.walBytes == 16 << 20, "1,000 frames of 16 KiB and their headers, rounded up to a MiB")
+        let size = (try FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? NSNumber)?.int64Value
+        #expect(size == store.walBytes)
     }
 
     static let day = 86_400_000

@@ -19,19 +19,21 @@ enum StoreOpener {
         config.store.isEmpty ? config.db : StoreURI.redacted(config.store)
     }
 
+    /// The store the daemon serves from.
     static func open(_ config: DaemonConfig) throws(Failure) -> any BoardStore & Sendable {
-        try open(config.store.isEmpty ? config.db : config.store, timeoutMs: config.storeBusyMs)
+        try open(config.store.isEmpty ? config.db : config.store, timeoutMs: config.storeBusyMs, serving: true)
     }
 
     /// A store named by `location`: `postgresql://...` (or `postgres://`),
     /// else a SQLite file, as a path or `sqlite:PATH`. `mustExist`: a SQLite
     /// file that is not there is an error rather than a new empty store.
-    static func open(_ location: String, timeoutMs: Int, mustExist: Bool = false) throws(Failure) -> any BoardStore & Sendable {
+    /// `serving`: the daemon's own store, which reserves its SQLite WAL.
+    static func open(_ location: String, timeoutMs: Int, mustExist: Bool = false, serving: Bool = false) throws(Failure) -> any BoardStore & Sendable {
         guard StoreURI.isPostgres(location) else {
             let path = sqlitePath(location)
             if mustExist && access(path, F_OK) != 0 { throw Failure(message: "no SQLite file at \(path)", status: 1) }
             do throws(StoreError) {
-                return try SQLiteStore(path: path, busyTimeoutMs: timeoutMs)
+                return try SQLiteStore(path: path, busyTimeoutMs: timeoutMs, reserveWAL: serving)
             } catch {
                 throw Failure(message: error.description, status: error.schemaTooNew ? 2 : 1)
             }

@@ -219,52 +219,65 @@ final class CorkedWriter {
             pacer.wrote(c, messages: sent, now: now)
         }
         let limit = scratchSize - pre - 16
-        if c.plainSocket >= 0 && (c.queue.count == 1 || first.count + 14 >= limit) {
-            // In place: the header goes into the frame's own headroom (shared,
-            // rewritten by each write on this one thread, as lws itself does).
-            c.queue.dropFirst()
-            let h = WebSocketHeader.length(first.count)
-            let start = first.payload - h
-            _ = WebSocketHeader.write(textLength: first.count, to: start)
-            if let b = batch {
-                if b.isFull { submitRing() }
-                if !b.broken {
-                    b.add(c, fd: c.plainSocket, bound: c.bound, start, h + first.count, frame: first)
-                    return .queued
-                }
-            }
-            return send(c, start, h + first.count)
-        }
-        if c.plainSocket >= 0 {
-            // Built in the ring's arena when batched: the scratch buffer is
-            // reused by the next connection before the ring is submitted.
-            var base = (scratch + pre).assumingMemoryBound(to: UInt8.self)
-            var room = limit
-            if let b = batch {
-                if b.isFull || b.arenaFree - 32 < first.count + 14 { submitRing() }
-                base = b.arenaNext + 16
-                room = min(limit, b.arenaFree - 32)
-            }
-            var start = base
-            var count: Int
-            if c.batching {
-                let used = joinBatch(c, into: base, limit: room)
-                let h = WebSocketHeader.length(used)
-                _ = WebSocketHeader.write(textLength: used, to: base - h)
-                start = base - h
-                count = h + used
-            } else {
-                count = frameAll(c, into: base, limit: room)
-            }
-            if let b = batch, !b.broken {
-                b.add(c, fd: c.plainSocket, bound: c.bound, start, count, frame: nil, arenaBytes: 16 + (start - base) + count)
+        if c.plainSocket < 0 { return writeThroughLWS(c, first, limit: limit) }
+        if c.queue.count == 1 || first.count + 14 >= limit { return writeInPlace(c, first, batch: batch) }
+        return writeGathered(c, first, limit: limit, batch: batch)
+    }
+
+    /// A plain socket's one message (or one too big to share a buffer): the
+    /// header goes into the frame's own headroom (shared, rewritten by each
+    /// write on this one thread, as lws itself does).
+    @inline(__always)
+    private func writeInPlace(_ c: Connection, _ first: OutFrame, batch: SendRing<Connection>?) -> Outcome {
+        c.queue.dropFirst()
+        let h = WebSocketHeader.length(first.count)
+        let start = first.payload - h
+        _ = WebSocketHeader.write(textLength: first.count, to: start)
+        if let b = batch {
+            if b.isFull { submitRing() }
+            if !b.broken {
+                b.add(c, fd: c.plainSocket, bound: c.bound, start, h + first.count, frame: first)
                 return .queued
             }
-            return send(c, start, count)
         }
-        // One message, one too big to share a buffer, or a connection whose
-        // frames lws must wrap itself (WebSocket over HTTP/2): in place, as
-        // a text frame, lws writing the header into the frame's headroom.
+        return send(c, start, h + first.count)
+    }
+
+    /// A plain socket's several messages, framed into one buffer: complete
+    /// frames, or one newline-joined frame for a batching peer. Built in the
+    /// ring's arena when batched: the scratch buffer is reused by the next
+    /// connection before the ring is submitted.
+    private func writeGathered(_ c: Connection, _ first: OutFrame, limit: Int, batch: SendRing<Connection>?) -> Outcome {
+        var base = (scratch + pre).assumingMemoryBound(to: UInt8.self)
+        var room = limit
+        if let b = batch {
+            if b.isFull || b.arenaFree - 32 < first.count + 14 { submitRing() }
+            base = b.arenaNext + 16
+            room = min(limit, b.arenaFree - 32)
+        }
+        var start = base
+        var count: Int
+        if c.batching {
+            let used = joinBatch(c, into: base, limit: room)
+            let h = WebSocketHeader.length(used)
+            _ = WebSocketHeader.write(textLength: used, to: base - h)
+            start = base - h
+            count = h + used
+        } else {
+            count = frameAll(c, into: base, limit: room)
+        }
+        if let b = batch, !b.broken {
+            b.add(c, fd: c.plainSocket, bound: c.bound, start, count, frame: nil, arenaBytes: 16 + (start - base) + count)
+            return .queued
+        }
+        return send(c, start, count)
+    }
+
+    /// A connection whose frames lws must wrap itself (WebSocket over
+    /// HTTP/2, or lws holds state of its own): one message, or one too big
+    /// to share a buffer, in place as a text frame with lws writing the
+    /// header into the headroom; several, framed into the scratch buffer.
+    private func writeThroughLWS(_ c: Connection, _ first: OutFrame, limit: Int) -> Outcome {
         if c.queue.count == 1 || first.count + 14 >= limit || !c.direct {
             c.queue.dropFirst()
             return lws_write(c.wsi, first.payload, first.count, LWS_WRITE_TEXT) >= first.count ? .written : .failed
