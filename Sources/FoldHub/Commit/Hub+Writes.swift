@@ -30,13 +30,15 @@ extension Hub {
             return answer(reply, error: WireError(error, id: request.id, board: name))
         }
         accept(change, on: b, reply: reply, by: by) { change in
-            RecordDraft(actor: actor.name, session: actor.session, action: request.action, before: head, change: change)
+            ChangeRecord(actor: actor.name, session: actor.session, action: ChangeSummary.record(request.action),
+                         inverse: Self.inverse(of: change, before: head),
+                         summary: ChangeSummary.describe(request.action, before: head, after: change.board))
         }
     }
 
     /// Moves the head by an accepted change (nil: a no-op) and queues it for
-    /// commit with its history record (built by the committer thread).
-    func accept(_ change: Change?, on b: BoardState, reply: Reply, by: String?, record: (Change) -> RecordDraft) {
+    /// commit with its history record.
+    func accept(_ change: Change?, on b: BoardState, reply: Reply, by: String?, record: (Change) -> ChangeRecord) {
         guard let change else {
             // A no-op changes no rev; its answer still waits behind earlier writes.
             return enqueue(PendingEntry(mutation: nil, reply: reply, board: b.name, rev: b.headRev))
@@ -48,6 +50,12 @@ extension Hub {
         enqueue(PendingEntry(
             mutation: .change(board: b.name, epoch: b.headEpoch, rev: b.headRev, ops: ops, message: message, after: change.board),
             reply: reply, board: b.name, rev: b.headRev, record: record(change)))
+    }
+
+    /// The change's undo, encoded; empty if it cannot be computed (it then cannot be reverted).
+    static func inverse(of change: Change, before: Board) -> [UInt8] {
+        guard let ops = try? before.inverse(of: change.ops) else { return [] }
+        return PatchOp.encode(ops)
     }
 
     func create(_ name: String, state: Board, reply: Reply, id: String?) {

@@ -34,7 +34,7 @@ struct PendingEntry {
     /// store refuses the batch (another node moved the board first).
     var intent: Intent? = nil
     /// Who, what and how to undo it, for the history (changes only).
-    var record: RecordDraft? = nil
+    var record: ChangeRecord? = nil
 }
 
 /// A write as a client asked for it: what it means does not depend on the rev it was applied at.
