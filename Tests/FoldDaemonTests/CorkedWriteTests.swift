@@ -64,6 +64,35 @@ import Testing
         #expect(writes > 0 && writes < messages / 2, "writes \(writes) for \(messages) messages")
     }
 
+    /// A change alone in its turn is written to each subscriber as the
+    /// fan-out goes, except to its originator, whose ack follows in the same
+    /// turn: patch and ack leave in one write, the patch first. Changes are
+    /// spaced so that no connection is paced.
+    @Test func aLoneChangeReachesItsOriginatorAsPatchAndAckInOneWrite() throws {
+        let d = try DaemonProcess()
+        defer { d.shutdown() }
+        let publisher = try d.connect(), other = try d.connect()
+        _ = try publisher.subscribe()
+        _ = try other.subscribe()
+        // Presence (at most once a second) would add writes of its own: both have seen the last one first.
+        for s in [publisher, other] {
+            while try s.waitFor(type: "presence")["viewers"]?.intValue != 2 {}
+        }
+        let before = try d.http("GET", "/metrics").text
+        let count = 20
+        for i in 0..<count {
+            let seen = try publisher.perform(Wire.action(.toggle, id: "t\(i)", #""section":"s1""#), id: "t\(i)")
+            #expect(seen.map(\.type) == ["patch", "ack"])
+            _ = try other.waitFor(type: "patch")
+            usleep(20_000)
+        }
+        let after = try d.http("GET", "/metrics").text
+        func delta(_ name: String) -> Double { (metric(name, in: after) ?? 0) - (metric(name, in: before) ?? 0) }
+        // Per change: the other subscriber's patch (one write) and the originator's patch and ack (one write).
+        #expect(delta("foldsync_ws_messages_written_total") == Double(3 * count))
+        #expect(delta("foldsync_ws_writes_total") == Double(2 * count))
+    }
+
     /// The same burst to a batching subscriber: newline-separated messages in
     /// frames, every rev once and in order.
     @Test func aBurstReachesABatchingSubscriberInBatchFrames() throws {

@@ -36,19 +36,28 @@ final class HubDriver {
         let effects = hub.handle(input, at: Self.now())
         // A lone fan-out writes as it goes; several wait for the turn's flush
         // so a subscriber of each gets them in one write (see `WebServer.fanOut`).
+        // A connection also answered in this turn (the originator's ack) waits
+        // for the flush too, and gets its patch and its ack in one write.
         var fanOuts = 0
-        for case .fanOut in effects { fanOuts += 1 }
-        for effect in effects { perform(effect, alone: fanOuts == 1) }
+        var answered: [UInt64] = []
+        for effect in effects {
+            switch effect {
+            case .fanOut: fanOuts += 1
+            case .send(let ids, _) where fanOuts > 0: answered += ids
+            default: break
+            }
+        }
+        for effect in effects { perform(effect, alone: fanOuts == 1, answered: answered) }
     }
 
-    func perform(_ effect: HubEffect, alone: Bool = false) {
+    func perform(_ effect: HubEffect, alone: Bool = false, answered: [UInt64] = []) {
         switch effect {
         case .send(let ids, let bytes):
             let frame = OutFrame(bytes)
             for id in ids { server.connection(id)?.send(frame) }
         case .fanOut(let ids, let bytes):
             let frame = OutFrame(bytes)
-            server.fanOut(frame, to: ids, within: hub.queueBound, writeNow: alone) { id in
+            server.fanOut(frame, to: ids, within: hub.queueBound, writeNow: alone, except: answered) { id in
                 // At once, so the resync lands before anything queued after this frame.
                 feed(.overflowed(id: id, bytes: frame.count))
             }

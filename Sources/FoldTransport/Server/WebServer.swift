@@ -97,8 +97,11 @@ public final class WebServer {
     /// all at the turn's end: the first subscriber is written after one
     /// queue push, not after every subscriber's. With several fan-outs in a
     /// turn the writes wait for the flush, so each connection still gets
-    /// them in one system call.
-    public func fanOut(_ frame: OutFrame, to ids: [UInt64], within bound: QueueBound, writeNow: Bool = false, overflow: (UInt64) -> Void) {
+    /// them in one system call. `later`: connections the turn writes anyway
+    /// (the originator, whose ack follows): they wait for the flush too, and
+    /// get the patch and the ack in one write.
+    public func fanOut(_ frame: OutFrame, to ids: [UInt64], within bound: QueueBound, writeNow: Bool = false,
+                       except later: [UInt64] = [], overflow: (UInt64) -> Void) {
         let members = audiences.members(for: ids, resolve: { connections[$0] })
         let now = writeNow ? WritePacer.now() : 0
         let writer = self.writer
@@ -114,7 +117,7 @@ public final class WebServer {
                         return
                     }
                     guard c.push(frame) else { return }
-                    if writeNow { writer.writeNow(c, now: now) } else { writer.queued(c) }
+                    if writeNow && (later.isEmpty || !later.contains(c.id)) { writer.writeNow(c, now: now) } else { writer.queued(c) }
                 }
             }
         }
