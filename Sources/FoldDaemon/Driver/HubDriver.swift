@@ -47,8 +47,14 @@ final class HubDriver {
             default: break
             }
         }
-        for effect in effects { perform(effect, alone: fanOuts == 1, answered: answered) }
+        // Many answers (a group of no-ops beside one change) would make the
+        // per-subscriber check a scan: then the flush writes everyone, as for several fan-outs.
+        let alone = fanOuts == 1 && answered.count <= Self.maxAnsweredAlone
+        for effect in effects { perform(effect, alone: alone, answered: alone ? answered : []) }
     }
+
+    /// Connections answered beside a lone fan-out that still let it write as it goes.
+    static let maxAnsweredAlone = 8
 
     func perform(_ effect: HubEffect, alone: Bool = false, answered: [UInt64] = []) {
         switch effect {
