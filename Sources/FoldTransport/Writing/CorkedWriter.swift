@@ -219,13 +219,15 @@ final class CorkedWriter {
             pacer.wrote(c, messages: sent, now: now)
         }
         let limit = scratchSize - pre - 16
-        if c.plainSocket < 0 { return writeThroughLWS(c, first, limit: limit) }
-        if c.queue.count == 1 || first.count + 14 >= limit { return writeInPlace(c, first, batch: batch) }
+        // One message, or one too big to share a buffer: it leaves alone, in place.
+        let alone = c.queue.count == 1 || first.count + 14 >= limit
+        if c.plainSocket < 0 { return writeThroughLWS(c, first, alone: alone, limit: limit) }
+        if alone { return writeInPlace(c, first, batch: batch) }
         return writeGathered(c, first, limit: limit, batch: batch)
     }
 
-    /// A plain socket's one message (or one too big to share a buffer): the
-    /// header goes into the frame's own headroom (shared, rewritten by each
+    /// A plain socket's message that leaves alone: the header goes into the
+    /// frame's own headroom (shared, rewritten by each
     /// write on this one thread, as lws itself does).
     @inline(__always)
     private func writeInPlace(_ c: Connection, _ first: OutFrame, batch: SendRing<Connection>?) -> Outcome {
@@ -274,11 +276,11 @@ final class CorkedWriter {
     }
 
     /// A connection whose frames lws must wrap itself (WebSocket over
-    /// HTTP/2, or lws holds state of its own): one message, or one too big
-    /// to share a buffer, in place as a text frame with lws writing the
-    /// header into the headroom; several, framed into the scratch buffer.
-    private func writeThroughLWS(_ c: Connection, _ first: OutFrame, limit: Int) -> Outcome {
-        if c.queue.count == 1 || first.count + 14 >= limit || !c.direct {
+    /// HTTP/2, or lws holds state of its own): a message that leaves alone
+    /// (or any, when lws must see each), in place as a text frame with lws
+    /// writing the header into the headroom; several, framed into the scratch buffer.
+    private func writeThroughLWS(_ c: Connection, _ first: OutFrame, alone: Bool, limit: Int) -> Outcome {
+        if alone || !c.direct {
             c.queue.dropFirst()
             return lws_write(c.wsi, first.payload, first.count, LWS_WRITE_TEXT) >= first.count ? .written : .failed
         }
