@@ -23,6 +23,9 @@ extension Bench {
         for p in peers { p.deliveries = 0 }
         lateSends = 0
         maxLagNs = 0
+        // Read outside the CPU figures: the daemon's answer is not the phase's work.
+        let store = config.wire == .foldsync ? config.allNodes[config.publisherNode ?? 0] : nil
+        let commits0 = store.flatMap { CommitTimes.read(host: $0.host, port: $0.port) }
         let cpu0 = daemon?.cpuSeconds()
         let core0 = config.serverCore.flatMap { DaemonProcess.coreBusySeconds($0) }
         let benchCPU0 = System.processCPUNs()
@@ -40,6 +43,7 @@ extension Bench {
         let benchCPU = System.processCPUNs() - benchCPU0
         let cpu1 = daemon?.cpuSeconds()
         if let a = core0, let n = config.serverCore, let b = DaemonProcess.coreBusySeconds(n) { r.serverCoreSeconds = b - a }
+        if let store, let a = commits0, let b = CommitTimes.read(host: store.host, port: store.port) { r.commits = b.since(a) }
 
         r.seconds = Double(max(lastSendNs, start) - start) / 1e9
         r.sent = pubSent

@@ -26,6 +26,8 @@ struct PhaseResult {
     var serverCoreSeconds: Double?
     var daemonRSSMiB: Double?
     var daemonPeakRSSMiB: Double?
+    /// The publisher's daemon's commits over the phase (nil: not a foldsyncd, or no /metrics).
+    var commits: CommitTimes.Phase?
 
     var completeness: Double { expected == 0 ? 100 : 100 * Double(delivered) / Double(expected) }
     var complete: Bool { delivered >= expected && gaps == 0 && resyncs == 0 && expected > 0 }

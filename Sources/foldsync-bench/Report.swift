@@ -79,6 +79,10 @@ extension Report {
         if let c = r.serverCoreSeconds {
             l.append("server core busy   \(f(c)) s" + (r.serverCoreMicrosPerDelivery.map { " (\(f($0)) µs per delivery, ksoftirqd and interrupts included)" } ?? ""))
         }
+        if let c = r.commits {
+            l.append("daemon commits     \(c.commits), mean \(f(c.commits > 0 ? c.seconds * 1000 / Double(c.commits) : 0, 3)) ms, over 10 ms \(c.over10ms), over 50 ms \(c.over50ms)"
+                + (c.slowestAtMostMs.map { ", slowest ≤ \($0.isFinite ? f($0, 1) : "∞") ms" } ?? ""))
+        }
         if let rss = r.daemonRSSMiB {
             l.append("daemon RSS         \(f(rss, 1)) MiB (peak \(f(r.daemonPeakRSSMiB ?? rss, 1)) MiB)")
         }
@@ -108,6 +112,13 @@ extension Report {
         if let u = r.serverCoreMicrosPerDelivery { fields.append(("server_core_us_per_delivery", n(u))) }
         if let m = r.daemonRSSMiB { fields.append(("daemon_rss_mib", n(m))) }
         if let m = r.daemonPeakRSSMiB { fields.append(("daemon_peak_rss_mib", n(m))) }
+        if let c = r.commits {
+            fields.append(("commits", .object(JSONObject([
+                ("count", i(c.commits)), ("mean_ms", n(c.commits > 0 ? c.seconds * 1000 / Double(c.commits) : 0)),
+                ("over_10ms", i(c.over10ms)), ("over_50ms", i(c.over50ms)),
+                ("slowest_at_most_ms", c.slowestAtMostMs.map { $0.isFinite ? n($0) : .string("+Inf") } ?? .null),
+            ]))))
+        }
         return .object(JSONObject(fields))
     }
 

@@ -14,6 +14,7 @@
 #   SERVERS="foldsyncd foldsyncd-uring uws" ...    (io_uring on: one submission per fan-out)
 #   BASELINE=/path/to/old/foldsyncd SERVERS="baseline foldsyncd uws" ...  (an earlier build, for before/after)
 #   Tests/scripts/bench-peer-summary.py OUT        (the table; the script prints it at the end)
+#   DISK_SECONDS=20                                (the disk's flush alone before and after; 0 skips)
 #
 # Scenarios: c1k-r20, c1k-ramp (batching), c1k-ramp-plain, c10k-r5, idle10k.
 set -euo pipefail
@@ -36,6 +37,13 @@ read -r -a servers <<<"${SERVERS:-foldsyncd uws}"
     echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
     echo "foldsyncd: $(git rev-parse --short HEAD) release; peer: socketify 0.0.31 (uWS)"
 } | tee "$out/window.txt" >&2
+
+disk_flush() {  # disk_flush WHEN: the disk's flush without a server (DISK_SECONDS=0 skips)
+    [[ "${DISK_SECONDS:-20}" == 0 ]] && return 0
+    python3 Tests/scripts/disk-flush.py --seconds "${DISK_SECONDS:-20}" \
+        | sed "s/^{/{\"when\":\"$1\",/" | tee -a "$out/disk-flush.jsonl" >&2
+}
+disk_flush before
 
 start_server() {  # start_server KIND DIR -> sets pid, port
     local kind=$1 dir=$2
@@ -78,7 +86,7 @@ run() {  # run SCENARIO KIND BENCH-ARGS...
     rm -rf "$dir"
 }
 
-ramp_rates="200,500,1000,1500,2000,3000,5000"
+ramp_rates="200,500,1000,1500,2000,3000,5000,7500,10000"
 scenarios=("$@")
 [[ ${#scenarios[@]} -eq 0 ]] && scenarios=(c1k-r20 c1k-ramp c1k-ramp-plain c10k-r5 idle10k)
 for s in "${scenarios[@]}"; do
@@ -97,4 +105,5 @@ for s in "${scenarios[@]}"; do
     done
 done
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$out/window.txt" >&2
+disk_flush after
 python3 Tests/scripts/bench-peer-summary.py "$out"

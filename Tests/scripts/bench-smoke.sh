@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Smoke test of the benchmark: starts the debug daemon on port 0 with a temp
 # store, runs foldsync-bench for 2 s with 50 connections on each client
-# (--client epoll, then --client lws), and fails unless delivery was complete;
+# (--client epoll, then --client lws), and fails unless delivery was complete
+# and the daemon reported the phase's commits;
 # then writer mode, which must pass its check.
 # Every wait is bounded.
 #   Tests/scripts/bench-smoke.sh            (builds the debug products first)
@@ -56,6 +57,14 @@ for client in epoll lws; do
         echo "bench-smoke: delivery was not complete (--client $client)" >&2
         status=1
     fi
+    # The phase's commits, read from the daemon's /metrics: at least one per change sent.
+    if [[ "$summary" =~ \"commits\":\{\"count\":([0-9]+), ]] && (( BASH_REMATCH[1] > 0 )) \
+          && [[ "$summary" == *'"over_10ms":'* && "$summary" == *'"slowest_at_most_ms":'* ]]; then
+        echo "bench-smoke: the daemon's commits reported (${BASH_REMATCH[1]}, --client $client)" >&2
+    else
+        echo "bench-smoke: no commit figures from the daemon (--client $client)" >&2
+        status=1
+    fi
 done
 
 # Writer mode (the cluster benchmark's (b) and (c), here on one daemon): every
@@ -99,6 +108,21 @@ else
         echo "bench-smoke: delivery was not complete (uWebSockets peer)" >&2
         status=1
     fi
+    # A peer that keeps nothing has no commits to report.
+    if [[ "$summary" == *'"commits":'* ]]; then
+        echo "bench-smoke: commit figures reported for the peer" >&2
+        status=1
+    fi
+fi
+
+# The disk's flush alone (bench-peer.sh runs it around every window): one JSON line with its figures.
+flush="$(timeout 30 python3 Tests/scripts/disk-flush.py --seconds 1 --rate 20)" || true
+echo "$flush"
+if python3 -c 'import json,sys; d=json.loads(sys.argv[1]); assert d["flushes"] == 20 and 0 < d["median_ms"] <= d["p99_ms"] <= d["max_ms"]' "$flush" 2>/dev/null; then
+    echo "bench-smoke: disk flush measured" >&2
+else
+    echo "bench-smoke: disk-flush.py gave no figures" >&2
+    status=1
 fi
 kill -KILL "$peer_pid" 2>/dev/null || true
 wait "$peer_pid" 2>/dev/null || true
