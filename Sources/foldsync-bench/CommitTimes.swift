@@ -2,13 +2,13 @@
 /// a phase, so a run reports how many of its commits were slow. Every change
 /// waits for its commit before anyone sees it, so a run whose p99 is one
 /// stalled disk flush says so here; a peer that keeps nothing has no such line.
-struct CommitTimes: Equatable {
+struct CommitTimes {
     /// Cumulative counts by upper bound in seconds, `+Inf` last.
     var buckets: [Bucket] = []
     var count = 0
     var sum = 0.0
 
-    struct Bucket: Equatable {
+    struct Bucket {
         var le: Double
         var count: Int
     }
@@ -48,16 +48,20 @@ struct CommitTimes: Equatable {
         p.over10ms = p.commits - (cumulative(self, 0.01) - cumulative(earlier, 0.01))
         p.over50ms = p.commits - (cumulative(self, 0.05) - cumulative(earlier, 0.05))
         // The first bound whose bucket holds every commit of the phase.
-        p.slowestAtMostMs = buckets.first { $0.count - cumulative(earlier, $0.le) >= p.commits }.map { $0.le * 1000 }
+        if p.commits > 0 {
+            p.slowestAtMostMs = buckets.first { $0.count - cumulative(earlier, $0.le) >= p.commits }.map { $0.le * 1000 }
+        }
         return p
     }
 
-    struct Phase: Equatable {
+    struct Phase {
         var commits: Int
         var seconds: Double
         var over10ms = 0
         var over50ms = 0
-        /// The slowest commit took at most this (a histogram bound; infinity past the last).
+        /// The slowest commit took at most this (a histogram bound; infinity past the last); nil without commits.
         var slowestAtMostMs: Double?
+
+        var meanMs: Double { commits > 0 ? seconds * 1000 / Double(commits) : 0 }
     }
 }

@@ -54,6 +54,37 @@ import Testing
         #expect(a.type == "ack")
     }
 
+    /// lws hands a message over in chunks of the protocol's receive size
+    /// (256 bytes): one chunk goes to the hub straight from lws' buffer,
+    /// longer ones are put together first. Sizes on both sides of a chunk,
+    /// in turn on one connection, each arrive whole.
+    @Test func messagesAroundTheReceiveChunkArriveWhole() throws {
+        let d = try DaemonProcess()
+        defer { d.shutdown() }
+        let c = try d.connect()
+        let shell = Wire.action(.setTitle, id: "n0", #""section":"s0","title":"""#).utf8.count
+        for (i, size) in [1, 255, 256, 257, 512, 1000, 2].enumerated() {
+            let letter = Character(UnicodeScalar(UInt8(ascii: "a") + UInt8(i)))
+            let title = String(repeating: letter, count: max(1, size - shell))
+            let a = try c.answer(Wire.action(.setTitle, id: "n\(i)", #""section":"s0","title":"\#(title)""#), id: "n\(i)")
+            #expect(a.type == "ack", "message of \(size) bytes")
+            let stored = try d.http("GET", "/api/boards/default").json()["state"]?.section("s0")?["title"]?.stringValue
+            #expect(stored == title, "message of \(size) bytes")
+        }
+        // One frame of ≈ 40 KB: lws reads it from the socket in pieces, each
+        // with payload still to come, so it is put together before the hub sees it.
+        let items = (0..<40).map { "\"\($0)\(String(repeating: "y", count: 1000))\"" }.joined(separator: ",")
+        let big = Wire.action(.setItems, id: "big", #""section":"s1","items":[\#(items)]"#)
+        #expect(big.utf8.count > 40_000)
+        #expect(try c.answer(big, id: "big").type == "ack")
+        let s1 = try d.http("GET", "/api/boards/default").json()["state"]?.section("s1")?["items"]?.arrayValue
+        #expect(s1?.count == 40)
+        #expect(s1?.last?.stringValue == "39" + String(repeating: "y", count: 1000))
+        // And a one-chunk message right after it arrives alone, not glued to the last one.
+        #expect(try c.answer(Wire.action(.setTitle, id: "after", #""section":"s0","title":"z""#), id: "after").type == "ack")
+        #expect(try d.http("GET", "/api/boards/default").json()["state"]?.section("s0")?["title"]?.stringValue == "z")
+    }
+
     @Test func fragmentedMessageIsReassembled() throws {
         let d = try DaemonProcess()
         defer { d.shutdown() }

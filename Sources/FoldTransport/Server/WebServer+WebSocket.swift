@@ -32,10 +32,17 @@ extension WebServer {
             counters.closedTooLarge += 1
             return closeNow(wsi, .messageTooBig, "message over \(config.maxMessageBytes) bytes")
         }
+        let whole = lws_is_final_fragment(wsi) != 0 && lws_remaining_packet_payload(wsi) == 0
+        if whole && c.rx.isEmpty {
+            // The usual case, a message in one chunk: handed on from lws' buffer,
+            // so no copy, and no buffer kept per connection for it.
+            delegate?.received(c, UnsafeRawBufferPointer(start: input, count: input == nil ? 0 : len))
+            return .proceed
+        }
         if let input, len > 0 {
             c.rx.append(contentsOf: UnsafeRawBufferPointer(start: input, count: len))
         }
-        guard lws_is_final_fragment(wsi) != 0, lws_remaining_packet_payload(wsi) == 0 else { return .proceed }
+        guard whole else { return .proceed }
         let message = c.rx
         c.rx.removeAll(keepingCapacity: c.rx.capacity <= 4096)
         message.withUnsafeBytes { delegate?.received(c, $0) }
