@@ -41,15 +41,20 @@ struct CommitTimes {
         return t
     }
 
-    /// What happened between `earlier` and this reading.
+    /// What happened between `earlier` and this reading. A count over a
+    /// bound the daemon's histogram does not have is nil, not every commit.
     func since(_ earlier: CommitTimes) -> Phase {
-        func cumulative(_ t: CommitTimes, _ le: Double) -> Int { t.buckets.first { $0.le == le }?.count ?? 0 }
+        func cumulative(_ t: CommitTimes, _ le: Double) -> Int? { t.buckets.first { $0.le == le }?.count }
+        func over(_ le: Double) -> Int? {
+            guard let now = cumulative(self, le), let then = cumulative(earlier, le) else { return nil }
+            return (count - earlier.count) - (now - then)
+        }
         var p = Phase(commits: count - earlier.count, seconds: sum - earlier.sum)
-        p.over10ms = p.commits - (cumulative(self, 0.01) - cumulative(earlier, 0.01))
-        p.over50ms = p.commits - (cumulative(self, 0.05) - cumulative(earlier, 0.05))
+        p.over10ms = over(0.01)
+        p.over50ms = over(0.05)
         // The first bound whose bucket holds every commit of the phase.
         if p.commits > 0 {
-            p.slowestAtMostMs = buckets.first { $0.count - cumulative(earlier, $0.le) >= p.commits }.map { $0.le * 1000 }
+            p.slowestAtMostMs = buckets.first { $0.count - (cumulative(earlier, $0.le) ?? 0) >= p.commits }.map { $0.le * 1000 }
         }
         return p
     }
@@ -57,8 +62,8 @@ struct CommitTimes {
     struct Phase {
         var commits: Int
         var seconds: Double
-        var over10ms = 0
-        var over50ms = 0
+        var over10ms: Int?
+        var over50ms: Int?
         /// The slowest commit took at most this (a histogram bound; infinity past the last); nil without commits.
         var slowestAtMostMs: Double?
 

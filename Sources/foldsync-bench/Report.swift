@@ -80,7 +80,7 @@ extension Report {
             l.append("server core busy   \(f(c)) s" + (r.serverCoreMicrosPerDelivery.map { " (\(f($0)) µs per delivery, ksoftirqd and interrupts included)" } ?? ""))
         }
         if let c = r.commits {
-            l.append("daemon commits     \(c.commits), mean \(f(c.meanMs, 3)) ms, over 10 ms \(c.over10ms), over 50 ms \(c.over50ms)"
+            l.append("daemon commits     \(c.commits), mean \(f(c.meanMs, 3)) ms, over 10 ms \(c.over10ms.map(String.init) ?? "?"), over 50 ms \(c.over50ms.map(String.init) ?? "?")"
                 + (c.slowestAtMostMs.map { ", slowest ≤ \($0.isFinite ? f($0, 1) : "∞") ms" } ?? ""))
         }
         if let rss = r.daemonRSSMiB {
@@ -115,7 +115,7 @@ extension Report {
         if let c = r.commits {
             fields.append(("commits", .object(JSONObject([
                 ("count", i(c.commits)), ("mean_ms", n(c.meanMs)),
-                ("over_10ms", i(c.over10ms)), ("over_50ms", i(c.over50ms)),
+                ("over_10ms", c.over10ms.map(i) ?? .null), ("over_50ms", c.over50ms.map(i) ?? .null),
                 ("slowest_at_most_ms", c.slowestAtMostMs.map { $0.isFinite ? n($0) : .string("+Inf") } ?? .null),
             ]))))
         }

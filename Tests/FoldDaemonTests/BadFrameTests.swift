@@ -54,10 +54,11 @@ import Testing
         #expect(a.type == "ack")
     }
 
-    /// lws hands a message over in chunks of the protocol's receive size
-    /// (256 bytes): one chunk goes to the hub straight from lws' buffer,
-    /// longer ones are put together first. Sizes on both sides of a chunk,
-    /// in turn on one connection, each arrive whole.
+    /// lws hands a message over in one callback or in several (bounded by
+    /// its receive chunk, 256 bytes, or by what one socket read brought): a
+    /// message in one goes to the hub straight from lws' buffer, one in
+    /// several is put together first. Sizes on both sides of a chunk, in
+    /// turn on one connection, each arrive whole.
     @Test func messagesAroundTheReceiveChunkArriveWhole() throws {
         let d = try DaemonProcess()
         defer { d.shutdown() }

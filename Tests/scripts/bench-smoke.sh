@@ -58,9 +58,10 @@ for client in epoll lws; do
         status=1
     fi
     # The phase's commits, read from the daemon's /metrics: at least one per change sent.
-    if [[ "$summary" =~ \"commits\":\{\"count\":([0-9]+), ]] && (( BASH_REMATCH[1] > 0 )) \
-          && [[ "$summary" == *'"over_10ms":'* && "$summary" == *'"slowest_at_most_ms":'* ]]; then
-        echo "bench-smoke: the daemon's commits reported (${BASH_REMATCH[1]}, --client $client)" >&2
+    commits=0
+    [[ "$summary" =~ \"commits\":\{\"count\":([0-9]+), ]] && commits="${BASH_REMATCH[1]}"
+    if (( commits > 0 )) && [[ "$summary" =~ \"over_10ms\":[0-9]+, && "$summary" == *'"slowest_at_most_ms":'* ]]; then
+        echo "bench-smoke: the daemon's commits reported ($commits, --client $client)" >&2
     else
         echo "bench-smoke: no commit figures from the daemon (--client $client)" >&2
         status=1
