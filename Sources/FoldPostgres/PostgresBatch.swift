@@ -54,8 +54,9 @@ enum PostgresBatch {
                 WHERE c.board = p.board AND c.rev < p.below
                 """, [String(decoding: upTo.encoded(), as: UTF8.self), String(batch.cutoff)])
         }
-        // Delivered at COMMIT, to every daemon's follower: a wake-up, the tables say what changed.
-        try c.query("NOTIFY \(PostgresFollower.channel)")
+        // Delivered at COMMIT, to every daemon's follower: a wake-up, the tables say what changed
+        // (a batch of checks alone changed nothing).
+        if !batch.isEmpty { try c.query("NOTIFY \(PostgresFollower.channel)") }
     }
 
     /// One multi-row INSERT per `rowsPerInsert` rows (each row as many
@@ -86,12 +87,16 @@ enum PostgresBatch {
     /// wins over a board of that name another node created meanwhile). Any
     /// other must stand at the batch's epoch and base rev: gone means another
     /// node deleted it, another epoch that it was re-created.
+    ///
+    /// The batch's checks (answers given without a change) take the same
+    /// lock: each board must stand where the answer was judged, else another
+    /// node moved it and the answer would be a stale read.
     static func lockAndCheck(_ batch: CommitBatch, on c: PGConnection) throws(PGError) {
-        guard !batch.boards.isEmpty else { return }
+        guard !batch.boards.isEmpty || !batch.checks.isEmpty else { return }
         let bases = bases(batch)
         // One statement; the rows are locked in name order (the sort runs below the lock):
         // one order for every node, so no deadlock.
-        let names = JSON.array(batch.boards.map { JSON.string($0.name) })
+        let names = JSON.array((batch.boards.map(\.name) + batch.checks.map(\.name)).map(JSON.string))
         let r = try c.query("""
             SELECT name, epoch, rev FROM foldsync_boards WHERE name IN (SELECT json_array_elements_text($1::json))
             ORDER BY name FOR UPDATE
@@ -105,6 +110,13 @@ enum PostgresBatch {
             let base = bases[b.name] ?? b.rev
             guard row.rev == base else {
                 throw PGError(message: "board '\(b.name)' was moved by another node (it is at rev \(row.rev ?? -1), this batch follows rev \(base))",
+                              sqlstate: conflictState, connectionLost: false)
+            }
+        }
+        for check in batch.checks {
+            let row = rows[check.name]
+            guard row?.epoch == check.epoch, check.epoch == nil || row?.rev == check.rev else {
+                throw PGError(message: "board '\(check.name)' was moved by another node since this one answered from rev \(check.rev)",
                               sqlstate: conflictState, connectionLost: false)
             }
         }
@@ -134,6 +146,15 @@ enum PostgresBatch {
             }
             if epoch == b.epoch && rev == base { continue }
             out.append(try PostgresFollower.read(b.name, after: (b.epoch, base), to: (epoch, rev), on: c))
+        }
+        for check in batch.checks {
+            let r = try c.query("SELECT epoch, rev FROM foldsync_boards WHERE name = $1", [check.name])
+            guard r.rows == 1, let epoch = r.text(0, 0), let rev = r.int(0, 1) else {
+                if check.epoch != nil { out.append(.deleted(board: check.name)) }
+                continue
+            }
+            if epoch == check.epoch && rev == check.rev { continue }
+            out.append(try PostgresFollower.read(check.name, after: check.epoch.map { ($0, check.rev) }, to: (epoch, rev), on: c))
         }
         return out
     }

@@ -186,3 +186,62 @@ import Testing
         #expect(h.hub.metricsText(transport: TransportFigures()).contains("\nfoldsync_catchup_lag_revs 0\n"))
     }
 }
+
+/// On a shared store an answer read off this node's copy (a no-op, a
+/// refusal) waits for the store to confirm the board stands there.
+@Suite struct JudgedAnswerTests {
+    func shared() -> HubHarness {
+        let h = HubHarness { $0.store = "postgresql://db/boards" }
+        h.open(1)
+        return h
+    }
+
+    @Test func aNoOpIsConfirmedAgainstTheStoresHead() throws {
+        let h = shared()
+        h.act(1, .collapse, #""section":"s0""#, tag: "noop")
+        #expect(h.read(1).isEmpty, "not answered from this node's copy")
+        let batch = try #require(h.commits.first)
+        #expect(batch.checks == [PositionCheck(name: "default", epoch: "e0", rev: 0)])
+        #expect(batch.puts.isEmpty)
+        h.finishCommits()
+        let got = h.read(1)
+        #expect(got.map(\.type) == ["ack"] && got.map(\.rev) == [0])
+    }
+
+    /// Another node had opened s0: the check is refused, and the collapse, judged again on the caught-up board, changes it.
+    @Test func aRefusedCheckJudgesTheActionAgain() throws {
+        let h = shared()
+        h.subscribe(1)
+        _ = h.read(1)
+        h.act(1, .collapse, #""section":"s0""#, tag: "noop?")
+        let refused = h.commits.removeFirst()
+        h.feed(.committed(.moved(batch: refused.id, reason: "moved")))
+        let theirs = StoredChange(board: "default", rev: 1, ops: Array(#"[{"op":"replace","path":"/sections/0/expanded","value":true}]"#.utf8))
+        h.feed(.remote(.changes(board: "default", epoch: "e0", [theirs])))
+        h.finishCommits()
+        let got = h.read(1)
+        #expect(got.map(\.type) == ["patch", "patch", "ack"])
+        #expect(got.last?.rev == 2)
+    }
+
+    @Test func refusalsReadOffTheBoardWaitToo() throws {
+        let h = shared()
+        h.send(1, #"{"type":"toggle","board":"nowhere","section":"s0","id":"missing"}"#)
+        h.act(1, .toggle, #""section":"s0","ifRev":5"#, tag: "conflict")
+        #expect(h.read(1).isEmpty)
+        // The first went alone (nothing was in flight); the second waits behind it.
+        #expect(h.commits.first?.checks == [PositionCheck(name: "nowhere", epoch: nil, rev: 0)])
+        h.finishCommits()
+        #expect(h.read(1).map(\.code) == ["not_found", "conflict"])
+    }
+
+    @Test func oneNodesStoreAnswersRefusalsAtOnceAndChecksNothing() {
+        let h = HubHarness()
+        h.open(1)
+        h.act(1, .toggle, #""section":"s0","ifRev":5"#, tag: "conflict")
+        #expect(h.read(1).map(\.code) == ["conflict"])
+        h.act(1, .collapse, #""section":"s0""#, tag: "noop")
+        #expect(h.commits.isEmpty)
+        #expect(h.read(1).map(\.type) == ["ack"])
+    }
+}

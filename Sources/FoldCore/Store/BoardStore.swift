@@ -31,6 +31,23 @@ public struct StoredChange: Sendable, Equatable {
     }
 }
 
+/// Where a node judged an answer it gave without a change (a no-op, an
+/// `ifRev` conflict, a refusal read off the board): a shared store confirms
+/// the board still stands there, under the same row lock as a change, or
+/// refuses the batch (`StoreError.moved`) so the action is judged again on
+/// the store's head. `epoch` nil: the board was absent.
+public struct PositionCheck: Sendable, Equatable {
+    public var name: String
+    public var epoch: String?
+    public var rev: Int
+
+    public init(name: String, epoch: String?, rev: Int) {
+        self.name = name
+        self.epoch = epoch
+        self.rev = rev
+    }
+}
+
 /// Everything that arrived together, committed together (group commit):
 /// deletions first, then each touched board's latest state, then the log.
 public struct CommitBatch: Sendable {
@@ -41,6 +58,9 @@ public struct CommitBatch: Sendable {
     /// was built on the position this daemon last saw: a shared store
     /// refuses the batch when that row is gone or moved.
     public var created: Set<String> = []
+    /// Answers given without a change, to confirm against a shared store's
+    /// head (a single-node store is its own head: it ignores them).
+    public var checks: [PositionCheck] = []
     /// Changes kept per board whatever their age; older ones are pruned in
     /// the same transaction once they are also older than `keepMs`.
     public var historyLimit: Int

@@ -24,6 +24,10 @@ final class Follower: Sendable {
     /// Heartbeat: rows renewed every `beatSeconds`, valid for `ttlSeconds`, so
     /// a dead node drops out of every count within `ttlSeconds` plus one read.
     static let beatSeconds = 3.0, ttlSeconds = 10, readSeconds = 1.0
+    /// A test hook: other nodes' commits reach the hub this much later
+    /// (`FOLDSYNCD_TEST_FOLLOWER_LAG_MS`), so a test can hold a node's copy
+    /// stale on purpose. Unset in production.
+    private let lagMs: UInt32 = ProcessInfo.processInfo.environment["FOLDSYNCD_TEST_FOLLOWER_LAG_MS"].flatMap { UInt32($0) } ?? 0
 
     init(uri: String, timeoutMs: Int, boards: [LoadedBoard], logger: Logger, post: @escaping @Sendable (RemoteUpdate) -> Void) {
         var positions: [String: (epoch: String, rev: Int)] = [:]
@@ -118,6 +122,7 @@ final class Follower: Sendable {
                 let (updates, viewers) = try read.get()
                 if failing { logger.info("following the shared store again") }
                 failing = false
+                if lagMs > 0 && !updates.isEmpty { usleep(lagMs * 1000) }
                 for u in updates { if let r = Self.remote(u, logger: logger) { post(r) } }
                 if let viewers { post(.presence(viewers)) }
                 backoff.reset()

@@ -34,12 +34,27 @@ extension Hub {
             guard let b = boards[name], let head = b.head else { continue }
             sealed.puts.append(.init(name: name, epoch: b.headEpoch, rev: b.headRev, board: head))
         }
+        if config.storeIsShared { sealed.checks = Self.checks(entries, besides: sealed) }
         pipeline.inFlight = (sealed.id, entries)
-        if sealed.deletions.isEmpty && sealed.puts.isEmpty {
+        if sealed.deletions.isEmpty && sealed.puts.isEmpty && sealed.checks.isEmpty {
             // Only no-op answers: nothing to write.
             return commitFinished(.committed(batch: sealed.id, seconds: 0))
         }
         emit(.commit(sealed))
+    }
+
+    /// The positions a shared store must confirm: every answer judged without
+    /// a change, on a board the batch does not write (a written board's
+    /// position is checked by its own row lock, from the rev before its first change).
+    static func checks(_ entries: [PendingEntry], besides sealed: SealedBatch) -> [PositionCheck] {
+        var written = Set(sealed.puts.map(\.name))
+        written.formUnion(sealed.deletions)
+        var out: [PositionCheck] = []
+        for e in entries where e.mutation == nil {
+            guard let c = e.judgedAt, !written.contains(c.name), !out.contains(c) else { continue }
+            out.append(c)
+        }
+        return out
     }
 
     func commitFinished(_ outcome: CommitOutcome) {
@@ -120,6 +135,7 @@ extension Hub {
                 broadcast(ServerMessage.deleted(board: name), on: name)
             }
         }
+        if let refusal = e.refusal { return answer(e.reply, error: refusal) }
         answer(e.reply, rev: e.rev, board: e.board)
     }
 }

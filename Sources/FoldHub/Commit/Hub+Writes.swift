@@ -15,10 +15,10 @@ extension Hub {
             if case .replace(let state) = request.action {
                 return create(name, state: state, reply: reply, id: request.id)
             }
-            return answer(reply, error: WireError(.notFound, "no board '\(name)'", id: request.id, board: name))
+            return answerJudged(reply, error: WireError(.notFound, "no board '\(name)'", id: request.id, board: name), on: name)
         }
         if let want = request.ifRev, want != b.headRev {
-            return answer(reply, error: WireError(.conflict, "board '\(name)' is at rev \(b.headRev), not \(want)", id: request.id, board: name))
+            return answerJudged(reply, error: WireError(.conflict, "board '\(name)' is at rev \(b.headRev), not \(want)", id: request.id, board: name), on: name)
         }
         if case .revert(let rev) = request.action {
             return beginRevert(request, rev: rev, reply: reply, by: by, actor: actor)
@@ -27,7 +27,7 @@ extension Hub {
         do {
             change = try head.applying(request.action, limits: config.limits)
         } catch {
-            return answer(reply, error: WireError(error, id: request.id, board: name))
+            return answerJudged(reply, error: WireError(error, id: request.id, board: name), on: name)
         }
         accept(change, on: b, reply: reply, by: by) { change in
             ChangeRecord(actor: actor.name, session: actor.session, action: ChangeSummary.record(request.action),
@@ -39,10 +39,7 @@ extension Hub {
     /// Moves the head by an accepted change (nil: a no-op) and queues it for
     /// commit with its history record.
     func accept(_ change: Change?, on b: BoardState, reply: Reply, by: String?, record: (Change) -> ChangeRecord) {
-        guard let change else {
-            // A no-op changes no rev; its answer still waits behind earlier writes.
-            return enqueue(PendingEntry(mutation: nil, reply: reply, board: b.name, rev: b.headRev))
-        }
+        guard let change else { return answerJudged(reply, error: nil, on: b.name) }
         b.head = change.board
         b.headRev += 1
         let ops = PatchOp.encode(change.ops)
@@ -83,10 +80,26 @@ extension Hub {
             return answer(reply, error: WireError(.internal, "the store refuses writes (\(fault))", board: name))
         }
         guard let b = boards[name], b.head != nil else {
-            return answer(reply, error: WireError(.notFound, "no board '\(name)'", board: name))
+            return answerJudged(reply, error: WireError(.notFound, "no board '\(name)'", board: name), on: name)
         }
         b.head = nil
         enqueue(PendingEntry(mutation: .delete(board: name), reply: reply, board: name, rev: b.headRev))
+    }
+
+    /// An answer read off this node's copy of the board rather than made by a
+    /// change: a no-op's ack (`error` nil) or a refusal that depends on the
+    /// board. A no-op waits behind earlier writes, so answers keep their
+    /// order. On a shared store every such answer waits in the pipeline too
+    /// and is confirmed against the store's head with the next batch: a node
+    /// that has not applied another node's commit yet must not answer from
+    /// its stale copy (its batch is refused as moved, and the intent is
+    /// judged again once the board is caught up). One node's own store is
+    /// its head: refusals are given at once.
+    func answerJudged(_ reply: Reply, error: WireError?, on name: String) {
+        if let error, !config.storeIsShared { return answer(reply, error: error) }
+        let b = boards[name]
+        let at = PositionCheck(name: name, epoch: b?.head == nil ? nil : b?.headEpoch, rev: b?.headRev ?? 0)
+        enqueue(PendingEntry(mutation: nil, reply: reply, board: name, rev: at.rev, refusal: error, judgedAt: at))
     }
 
     /// Refuses a request on whichever channel it came.

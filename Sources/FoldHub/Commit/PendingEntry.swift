@@ -23,13 +23,19 @@ enum Mutation {
 }
 
 /// One accepted request waiting for its commit. An entry without a mutation
-/// is a no-op's reply, queued behind earlier writes so answers keep their order.
+/// is a no-op's reply (or, on a shared store, a refusal read off the board),
+/// queued behind earlier writes so answers keep their order.
 struct PendingEntry {
     var mutation: Mutation?
     var reply: Reply
     var board: String
     /// The rev the answer carries.
     var rev: Int
+    /// The answer is this error, not an ack (an entry without a mutation only).
+    var refusal: WireError? = nil
+    /// Where the board stood when the answer was judged (an entry without a
+    /// mutation only): a shared store confirms it with the batch.
+    var judgedAt: PositionCheck? = nil
     /// The action as asked, to apply again on a newer head when a shared
     /// store refuses the batch (another node moved the board first).
     var intent: Intent? = nil

@@ -15,6 +15,7 @@ public struct SealedBatch: Sendable {
     public var puts: [Put] = []
     public var changes: [StoredChange] = []
     public var created: Set<String> = []
+    public var checks: [PositionCheck] = []
     public var historyLimit: Int
     /// history-days, in milliseconds.
     public var keepMs = 0
@@ -26,6 +27,7 @@ public struct SealedBatch: Sendable {
         batch.boards = puts.map { StoredBoard(name: $0.name, epoch: $0.epoch, rev: $0.rev, state: $0.board.encoded()) }
         batch.changes = changes
         batch.created = created
+        batch.checks = checks
         return batch
     }
 }

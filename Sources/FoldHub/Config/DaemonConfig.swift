@@ -35,6 +35,9 @@ public struct DaemonConfig: Sendable, Equatable {
     /// A `postgresql://` URI: the boards live in PostgreSQL (shared by several
     /// daemons) and `db` is not used. Empty: the SQLite file at `db`.
     public var store = ""
+    /// Several daemons may write the boards: an answer read off this node's
+    /// copy is confirmed against the store's head before it is given.
+    public var storeIsShared: Bool { StoreURI.isPostgres(store) }
     public var limits = Limits()
     public var logLevel: LogLevel = .info
     /// Changes kept per board for resuming subscribers (also across restarts),

@@ -8,10 +8,10 @@ extension Hub {
     func beginRevert(_ request: ActionRequest, rev: Int, reply: Reply, by: String?, actor: Author) {
         let name = request.board
         guard let b = boards[name], rev >= 1, rev <= b.headRev else {
-            return answer(reply, error: WireError(.notFound, "board '\(name)' has no change \(rev)", id: request.id, board: name))
+            return answerJudged(reply, error: WireError(.notFound, "board '\(name)' has no change \(rev)", id: request.id, board: name), on: name)
         }
         guard b.headRev - rev <= Self.maxRevertDistance else {
-            return answer(reply, error: WireError(.invalid, "change \(rev) is more than \(Self.maxRevertDistance) changes back; it cannot be undone", id: request.id, board: name))
+            return answerJudged(reply, error: WireError(.invalid, "change \(rev) is more than \(Self.maxRevertDistance) changes back; it cannot be undone", id: request.id, board: name), on: name)
         }
         let query = HistoryQuery(.since(rev - 1), limit: Self.maxRevertDistance)
         guard startRead(.revert(request: request, rev: rev, reply: reply, by: by, actor: actor), board: name, query: query, skeletons: true) else {
@@ -23,7 +23,10 @@ extension Hub {
     /// the later changes, apply it on the head as a new change.
     func finishRevert(_ request: ActionRequest, rev: Int, read: [StoredChange], reply: Reply, by: String?, actor: Author) {
         let name = request.board
-        func refuse(_ code: ErrorCode, _ message: String) { answer(reply, error: WireError(code, message, id: request.id, board: name)) }
+        // The guards are judged against the store's head (`answerJudged`); a refused one is the action again.
+        performing = .action(request, by: by, actor: actor)
+        defer { performing = nil }
+        func refuse(_ code: ErrorCode, _ message: String) { answerJudged(reply, error: WireError(code, message, id: request.id, board: name), on: name) }
         guard let entry = read.first, entry.rev == rev else {
             return refuse(.notFound, "change \(rev) is no longer in the history of '\(name)' (history-days \(config.historyDaysText), history-per-board \(config.historyPerBoard))")
         }
@@ -37,7 +40,9 @@ extension Hub {
             let who = actor.token.map { "token '\($0.name)'" } ?? "this connection (no valid token)"
             return refuse(.forbidden, "\(who) may not revert change \(rev) on '\(name)': it was a '\(undone?.rawValue ?? "?")', which needs \(Permission.names.first { $0.1 == needed }?.0 ?? "admin")")
         }
-        if let fault = pipeline.fault { return refuse(.internal, "the store refuses writes (\(fault)); try again later") }
+        if let fault = pipeline.fault {
+            return answer(reply, error: WireError(.internal, "the store refuses writes (\(fault)); try again later", id: request.id, board: name))
+        }
         guard let b = boards[name], let head = b.head else { return refuse(.notFound, "no board '\(name)'") }
         var later: [(rev: Int, ops: [PatchOp])] = []
         for c in read.dropFirst() {
@@ -54,7 +59,7 @@ extension Hub {
         do {
             result = try head.reverting(carried, limits: config.limits)
         } catch {
-            return answer(reply, error: WireError(error, id: request.id, board: name))
+            return answerJudged(reply, error: WireError(error, id: request.id, board: name), on: name)
         }
         switch result {
         case .conflict(let path):
