@@ -1,3 +1,4 @@
+import FoldCore
 import FoldHub
 import Testing
 @testable import FoldDaemon
