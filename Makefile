@@ -9,10 +9,16 @@ APT_PACKAGES = libwebsockets-dev libsqlite3-dev libssl-dev libpq-dev liburing-de
 # are tested with node's built-in runner (no npm packages).
 TEST_PACKAGES = postgresql tmux chromium chromium-driver fonts-wqy-microhei python3-venv openssl nodejs
 RELEASE = .build/release
+# The package's executables: the Swift runtime and Foundation linked in, so
+# that they need only Debian's libraries; full RELRO (lintian's hardening check).
+STATIC = .build/static
+STATIC_FLAGS = -c release --static-swift-stdlib --build-path $(STATIC) -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now
+# What make deb and the package test need (dpkg-buildpackage is in dpkg-dev).
+PACKAGE_TOOLS = debhelper dpkg-dev lintian debootstrap binutils curl python3 util-linux
 LISTEN ?= 127.0.0.1:7681
 DB ?= ./foldsync.db
 
-.PHONY: deps test-deps build release run test web-test web-unit strict-client-test bench-smoke clean install uninstall
+.PHONY: deps test-deps package-deps build release static deb package-test run test web-test web-unit strict-client-test bench-smoke clean install uninstall
 
 # Installs the C libraries (Debian packages) when any is missing.
 deps:
@@ -30,6 +36,25 @@ test-deps: deps
 release: deps
 	$(SWIFT) build -c release
 
+package-deps: deps
+	@dpkg -s $(PACKAGE_TOOLS) >/dev/null 2>&1 || { \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y --no-install-recommends $(PACKAGE_TOOLS); }
+
+# Release executables for the package, in their own build folder.
+static: deps
+	$(SWIFT) build $(STATIC_FLAGS) --product foldsyncd
+	$(SWIFT) build $(STATIC_FLAGS) --product foldsync
+
+# .build/deb/foldsync_VERSION_amd64.deb (docs/PACKAGING.md); VERSION is --version's.
+deb: static package-deps
+	packaging/build-deb.sh --bin $$($(SWIFT) build $(STATIC_FLAGS) --show-bin-path)
+
+# The package on a fresh Debian 12 root (debootstrap, needs root): install,
+# serve, upgrade, remove, purge; lintian; the units; ldd (Tests/package/run.sh).
+package-test: deb
+	Tests/package/run.sh
+
 build: deps
 	$(SWIFT) build
 
@@ -45,6 +70,7 @@ test: test-deps
 	BUILD=0 Tests/scripts/bench-smoke.sh
 	$(MAKE) strict-client-test
 	$(MAKE) web-test
+	$(MAKE) package-test
 
 # Refused WebSocket upgrades read by a strict RFC 6455 client (Python's
 # websockets, pip-installed into .build/strict-venv; needs python3-venv).

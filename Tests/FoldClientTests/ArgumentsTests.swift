@@ -1,4 +1,5 @@
 import FoldClient
+import FoldCore
 import Testing
 
 @Suite struct ArgumentsTests {
@@ -56,5 +57,16 @@ import Testing
         let text = CommandTable.help(for: nil)
         for c in CommandTable.commands { #expect(text.contains(c.usage)) }
         #expect(CommandTable.help(for: "add-section").contains("--items A,B"))
+    }
+
+    @Test func versionAndTheHiddenManPage() throws {
+        #expect(try parse(["--version"]).get().command == .text("foldsync \(DaemonVersion.string)\n"))
+        guard case .text(let roff) = try parse(["--man"]).get().command else {
+            Issue.record("--man is not the man page")
+            return
+        }
+        #expect(roff.hasPrefix(".TH \"FOLDSYNC\" 1"))
+        for c in CommandTable.commands { #expect(roff.contains("\\fB\(ManPage.escape(c.name))\\fR"), "foldsync(1) lacks \(c.name)") }
+        #expect(!CommandTable.help(for: nil).contains("--man"), "--man stays hidden")
     }
 }

@@ -38,7 +38,7 @@ import Testing
 
     @Test func unitDeclaresWhatTheDaemonNeeds() throws {
         let unit = try String(contentsOf: Self.root.appendingPathComponent("systemd/foldsyncd.service"), encoding: .utf8)
-        for line in ["Type=notify", "ExecReload=/bin/kill -HUP $MAINPID", "Restart=on-failure", "StateDirectory=foldsync",
+        for line in ["Type=notify", "ExecReload=/bin/kill -HUP $MAINPID", "ExecStartPre=/usr/local/bin/foldsyncd --check-config", "Restart=on-failure", "StateDirectory=foldsync",
                      "DynamicUser=yes", "NoNewPrivileges=yes", "ProtectSystem=strict", "ProtectHome=yes", "PrivateTmp=yes",
                      "PrivateDevices=yes", "RestrictAddressFamilies=AF_INET AF_INET6 AF_UNIX",
                      "SystemCallFilter=@system-service", "CapabilityBoundingSet=", "MemoryDenyWriteExecute=yes"] {

@@ -20,6 +20,8 @@ public enum Arguments {
             options.urls = try urlList([list], from: "FOLDSYNC_URL")
         }
         if let token = environment["FOLDSYNC_TOKEN"], !token.isEmpty { options.token = token }
+        if args == ["--version"] { return Invocation(command: .text("foldsync \(DaemonVersion.string)\n"), options: options) }
+        if args == ["--man"] { return Invocation(command: .text(CommandTable.manPage.roff), options: options) }
         var values: [String: String] = [:]
         var urls: [String] = []
         var help = false

@@ -29,6 +29,8 @@ public enum Command: Sendable, Equatable {
     case revert(Int)
     /// `--help`, for one command or in general.
     case help(String?)
+    /// Text to print before anything connects: `--version`, or the hidden `--man` (the man page in roff).
+    case text(String)
 
     public enum FoldKind: String, Sendable, Equatable { case toggle, expand, collapse }
 }

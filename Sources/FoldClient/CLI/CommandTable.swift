@@ -51,6 +51,7 @@ public enum CommandTable {
         ("--timeout SECONDS", "how long to wait for the daemon (default 10)"),
         ("--insecure", "accept self-signed certificates on wss://"),
         ("-h, --help", "this help, or a command's (foldsync COMMAND --help)"),
+        ("--version", "print the version (alone)"),
     ]
 
     /// The text of `foldsync --help` or `foldsync COMMAND --help`.

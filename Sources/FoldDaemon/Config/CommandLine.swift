@@ -45,6 +45,8 @@ extension DaemonCommand {
             i += 1
             if arg == "--help" || arg == "-h" { return .help(usage) }
             if arg == "--version" || arg == "-V" { return .version("foldsyncd \(DaemonVersion.string)") }
+            // Hidden: the man page in roff, for the package (made from the same tables as --help).
+            if arg == "--man" { return .help(manPage.roff) }
             if arg == "--check-config" {
                 check = true
                 continue
@@ -86,35 +88,67 @@ extension DaemonCommand {
         return .run(config, sources)
     }
 
+    /// The commands beside serving, as `--help` and the man page list them.
+    static let subcommands: [(usage: String, help: String)] = [
+        ("hash-token", "reads a secret on stdin, prints the hash for a `token` line"),
+        ("migrate-store FROM TO [--overwrite]",
+         "copies every board, its epoch, rev and history: SQLite path, sqlite:PATH or postgresql://...; TO must be empty unless --overwrite"),
+        ("backup [--db PATH] OUT", "a consistent copy of the SQLite store, while the daemon runs"),
+        ("restore IN [--db PATH]", "the daemon stopped: replaces the store; every board gets a new epoch"),
+    ]
+
+    /// The flags that are not configuration keys.
+    static let commandFlags: [(flag: String, value: String, help: String)] = [
+        ("--config", "PATH", "configuration file (default \(ConfigSources.defaultFile) when it exists)"),
+        ("--check-config", "", "validate the configuration, print each problem, exit 0 or 2"),
+        ("--help", "", "this text"),
+        ("--version", "", "print the version"),
+    ]
+
+    static let sourcesText = "Every option is also a configuration-file key (`key = value`) and an environment variable (FOLDSYNC_KEY); flags win over the environment, which wins over the file. SIGHUP re-reads them; what says \"restart to change\" keeps its old value until then."
+
+    /// An option's help with its default and whether a reload changes it.
+    static func optionHelp(_ o: ConfigOption) -> String {
+        let notes = [o.defaultText.map { "default \($0)" }, o.live ? nil : "restart to change"].compactMap { $0 }
+        return o.help + (notes.isEmpty ? "" : " (\(notes.joined(separator: "; ")))")
+    }
+
     public static var usage: String {
         var lines = [
             "foldsyncd \(DaemonVersion.string): shared collapsible-section boards over WebSocket",
             "",
             "usage: foldsyncd [options]",
-            "       foldsyncd hash-token    (reads a secret on stdin, prints the hash for a `token` line)",
-            "       foldsyncd migrate-store FROM TO [--overwrite]",
-            "                               (copies every board, its epoch, rev and history: SQLite path,",
-            "                               sqlite:PATH or postgresql://...; TO must be empty unless --overwrite)",
-            "       foldsyncd backup [--db PATH] OUT    (a consistent copy of the SQLite store, while the daemon runs)",
-            "       foldsyncd restore IN [--db PATH]    (the daemon stopped: replaces the store; every board gets a new epoch)",
-            "",
-            "Every option is also a configuration-file key (`key = value`) and an",
-            "environment variable (FOLDSYNC_KEY); flags win over the environment,",
-            "which wins over the file. SIGHUP re-reads them; what says \"restart to",
-            "change\" keeps its old value until then.",
-            "",
         ]
+        for c in subcommands {
+            lines.append(contentsOf: wrap("(\(c.help))", first: "       foldsyncd \(c.usage)", indent: 31, width: 100))
+        }
+        lines.append("")
+        lines.append(contentsOf: wrap(sourcesText, first: "", indent: 0, width: 72))
+        lines.append("")
         func row(_ flag: String, _ help: String) {
             lines.append(flag.padding(toLength: max(34, flag.count + 2), withPad: " ", startingAt: 0) + help)
         }
-        for o in OptionTable.options {
-            let notes = [o.defaultText.map { "default \($0)" }, o.live ? nil : "restart to change"].compactMap { $0 }
-            row("  --\(o.key) \(o.value)", o.help + (notes.isEmpty ? "" : " (\(notes.joined(separator: "; ")))"))
-        }
-        row("  --config PATH", "configuration file (default \(ConfigSources.defaultFile) when it exists)")
-        row("  --check-config", "validate the configuration, print each problem, exit 0 or 2")
-        row("  --help", "this text")
-        row("  --version", "print the version")
+        for o in OptionTable.options { row("  --\(o.key) \(o.value)", optionHelp(o)) }
+        for f in commandFlags { row("  \(f.flag)" + (f.value.isEmpty ? "" : " \(f.value)"), f.help) }
         return lines.joined(separator: "\n")
+    }
+
+    /// `first` followed by `text`, filled to `width` columns; later lines start at column `indent`.
+    static func wrap(_ text: String, first: String, indent: Int, width: Int) -> [String] {
+        var lines: [String] = []
+        var line = first
+        let pad = String(repeating: " ", count: indent)
+        for word in text.split(separator: " ") {
+            let start = line.isEmpty || line == pad
+            if !start, line.count + 1 + word.count > width {
+                lines.append(line)
+                line = pad
+            }
+            if line.isEmpty || line == pad { line += word } else {
+                line += (line.count < indent ? String(repeating: " ", count: indent - line.count) : " ") + word
+            }
+        }
+        lines.append(line)
+        return lines
     }
 }

@@ -16,17 +16,23 @@ final class StaticFiles {
 
     static let csp = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 
-    init(root: String, logger: Logger) {
-        self.root = StaticFiles.locate(root)
+    /// Whether the root holds the page; without it, dashboard paths get `missingPage`.
+    let hasPage: Bool
+
+    /// `executable` is the daemon's own path (for tests; by default /proc/self/exe).
+    init(root: String, logger: Logger, executable: String? = StaticFiles.realPath("/proc/self/exe")) {
+        let found = StaticFiles.locate(root, executable: executable) { FileManager.default.fileExists(atPath: $0 + "/index.html") }
+        self.root = found.root
         self.resolvedRoot = StaticFiles.realPath(self.root)
         self.logger = logger
-    }
-
-    /// The configured root, else the installed location, else the checkout's `clients/web`.
-    static func locate(_ configured: String) -> String {
-        if !configured.isEmpty { return configured }
-        let candidates = ["/usr/share/foldsync/web", "/usr/local/share/foldsync/web", "clients/web"]
-        return candidates.first { FileManager.default.fileExists(atPath: $0 + "/index.html") } ?? "clients/web"
+        self.hasPage = FileManager.default.fileExists(atPath: self.root + "/index.html")
+        if hasPage {
+            logger.info("dashboard: serving \(self.resolvedRoot ?? self.root)")
+        } else if !root.isEmpty {
+            logger.warning("dashboard: no index.html in web-root \(root); / and /b/NAME answer a page saying so")
+        } else {
+            logger.warning("dashboard: no files found (looked in \(found.tried.joined(separator: ", "))); set web-root (--web-root DIR) to serve it")
+        }
     }
 
     static let types: [String: String] = [
@@ -37,7 +43,10 @@ final class StaticFiles {
 
     func serve(path: String, ifNoneMatch: String?) -> HTTPResponse {
         var file = path
-        if file == "/" || file.hasPrefix("/b/") { file = "/index.html" }
+        if file == "/" || file.hasPrefix("/b/") {
+            guard hasPage else { return missingPage() }
+            file = "/index.html"
+        }
         let name = String(file.dropFirst())
         guard !name.isEmpty, !name.split(separator: "/").contains(where: { $0 == ".." || $0.hasPrefix(".") }),
               let ext = name.split(separator: ".").last.map(String.init), let type = Self.types[ext] else {
@@ -69,6 +78,39 @@ final class StaticFiles {
         guard let p = realpath(path, nil) else { return nil }
         defer { free(p) }
         return String(cString: p)
+    }
+
+    /// The answer to a dashboard path when the root has no page: what to do about it.
+    private func missingPage() -> HTTPResponse {
+        let html = """
+            <!doctype html>
+            <html lang="en"><head><meta charset="utf-8"><title>foldsync: no dashboard files</title></head>
+            <body><h1>The dashboard's files are not here</h1>
+            <p>foldsyncd found no <code>index.html</code> in <code>\(Self.htmlEscaped(root))</code>.</p>
+            <p>Point it at the dashboard (the <code>clients/web</code> folder of a checkout, or
+            <code>/usr/share/foldsync/web</code> where the package installs it) with
+            <code>--web-root DIR</code>, or <code>web-root = DIR</code> in the configuration file (SIGHUP applies it).
+            The WebSocket endpoint <code>/ws</code> and the HTTP API under <code>/api</code> work without it.</p>
+            </body></html>
+
+            """
+        return HTTPResponse(status: 404, contentType: "text/html; charset=utf-8",
+                            headers: [("content-security-policy", Self.csp), ("cache-control", "no-cache"), ("x-content-type-options", "nosniff")],
+                            body: Array(html.utf8))
+    }
+
+    static func htmlEscaped(_ s: String) -> String {
+        var out = ""
+        for ch in s {
+            switch ch {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            default: out.append(ch)
+            }
+        }
+        return out
     }
 
     private func notFound(_ path: String) -> HTTPResponse {

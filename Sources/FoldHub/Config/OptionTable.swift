@@ -27,7 +27,7 @@ public enum OptionTable {
             eventLoops.contains(v) ? nil : "expects libev, libuv or poll, got '\(v)'"
         },
         .bool("io-uring", "send each fan-out's writes in one io_uring submission instead of one send() per connection (default false; falls back without kernel support)", live: false, \.ioUring),
-        .string("web-root", "DIR", "dashboard files (default: installed location, else clients/web)", live: true, \.webRoot),
+        .string("web-root", "DIR", "dashboard files (default: beside the executable, ../share/foldsync/web or a build tree's clients/web, then /usr/share/foldsync/web, /usr/local/share/foldsync/web, ./clients/web)", live: true, \.webRoot),
         .int("max-message-bytes", "largest WebSocket message (over: close 1009)", live: true, 256...(64 << 20), \.maxMessageBytes),
         .int("max-body-bytes", "largest HTTP request body (over: 413)", live: true, 256...(256 << 20), \.maxBodyBytes),
         .int("coalesce-ms", "MS", "under a heavy stream, gather a client's messages at least this long between writes, longer when many streams are heavy (0: never)", live: false, 0...1000, \.coalesceMs),

@@ -21,6 +21,10 @@ enum Main {
             Output.out(CommandTable.help(for: name))
             return 0
         }
+        if case .text(let text) = invocation.command {
+            Output.out(text)
+            return 0
+        }
         var endpoints: [Endpoint] = []
         for url in options.urls {
             guard let endpoint = Endpoint(url: url) else {
