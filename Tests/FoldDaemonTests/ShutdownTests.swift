@@ -35,34 +35,56 @@ import Testing
         #expect(m.type == "patch" && m.rev == 2 && m["epoch"]?.stringValue == epoch, "\(m)")
     }
 
+    /// 200 writes in one burst, then SIGTERM at once: the daemon drains
+    /// before it says goodbye, so every write gets its answer (an ack, each
+    /// with a rev of its own, 1...200 in order) before the 1001, and every
+    /// acked write is in the store after the restart, at the rev its ack named.
     @Test func writesSentJustBeforeSIGTERMAreCommittedWhenAcknowledged() throws {
-        let d = try DaemonProcess(["--max-actions-per-second", "100000", "--action-burst", "100000"])
+        let d = try DaemonProcess(["--max-actions-per-second", "100000", "--action-burst", "100000", "--history-per-board", "1000"])
         defer { d.shutdown() }
         let c = try d.connect()
+        let count = 200
         var burst: [UInt8] = []
-        for i in 0..<200 {
+        for i in 0..<count {
             burst += TestSocket.frame(opcode: 0x1, Array(Wire.action(.setTitle, id: "w\(i)", #""section":"s\#(i % 3)","title":"title \#(i)""#).utf8))
         }
         try c.sendRaw(burst)
         d.terminate()
         var acked: [Int: Int] = [:]  // message index → rev
+        var others: [String] = []
         while let text = try c.recvText(timeout: 15) {
             let m = try JSONParser.parse(text, maxDepth: 64)
-            if m.type == "ack", let id = m["id"]?.stringValue, let i = Int(id.dropFirst()), let rev = m.rev { acked[i] = rev }
+            if m.type == "ack", let id = m["id"]?.stringValue, let i = Int(id.dropFirst()), let rev = m.rev {
+                #expect(acked[i] == nil, "w\(i) acked twice")
+                acked[i] = rev
+            } else if m.type != "presence" {
+                others.append(text)
+            }
         }
         #expect(c.closeCode == 1001, "close \(c.closeCode.map(String.init) ?? "none")")
         #expect(d.waitForExit(timeout: 15) == 0, "\(d.stderr)")
+        // Every write answered, and with an ack: nothing pending was dropped or refused.
+        let unanswered = (0..<count).filter { acked[$0] == nil }
+        #expect(unanswered.isEmpty, "\(unanswered.count) writes never answered (first w\(unanswered.first ?? -1)); other messages: \(others.prefix(3))")
+        #expect(others.isEmpty, "\(others.prefix(3))")
+        // One connection's writes commit in the order sent: w0 is rev 1 ... w199 rev 200.
+        let wrong = acked.filter { $0.value != $0.key + 1 }.sorted { $0.key < $1.key }
+        #expect(wrong.isEmpty, "acks out of order: \(wrong.prefix(5))")
 
         try d.restart()
         let stored = try d.http("GET", "/api/boards/default").json()
-        let maxAcked = acked.values.max() ?? 0
-        #expect((stored.rev ?? -1) >= maxAcked, "acked up to \(maxAcked), stored \(stored.rev ?? -1) (\(acked.count) acks)")
-        // The last acknowledged title of each section is there (or a later one).
+        #expect(stored.rev == count, "acked up to \(acked.values.max() ?? 0), stored \(stored.rev ?? -1)")
         for s in 0..<3 {
-            guard let last = acked.keys.filter({ $0 % 3 == s }).max() else { continue }
-            let title = stored["state"]?.section("s\(s)")?["title"]?.stringValue ?? ""
-            let n = Int(title.split(separator: " ").last ?? "") ?? -1
-            #expect(n >= last, "s\(s): acked 'title \(last)', stored '\(title)'")
+            let last = (0..<count).last { $0 % 3 == s }!
+            #expect(stored["state"]?.section("s\(s)")?["title"]?.stringValue == "title \(last)", "s\(s)")
+        }
+        // Each acked write is the change at the rev its ack named.
+        let h = try d.http("GET", "/api/boards/default/history?since=0&limit=\(count)").json()
+        var logged: [Int: JSON] = [:]
+        for e in h["entries"]?.arrayValue ?? [] { if let rev = e.rev, let action = e["action"] { logged[rev] = action } }
+        for (i, rev) in acked.sorted(by: { $0.key < $1.key }) {
+            let want = try JSONParser.parse(#"{"type":"setTitle","section":"s\#(i % 3)","title":"title \#(i)"}"#)
+            #expect(logged[rev] == want, "w\(i) acked at rev \(rev), the log has \(logged[rev].map { String(decoding: $0.encoded(), as: UTF8.self) } ?? "nothing")")
         }
     }
 
