@@ -116,10 +116,9 @@ class Dashboard(harness.TwoBrowsers):
         self.open_board(self.a, name)
         self.open_board(self.b, name)
         self.a.find_element(By.ID, "h-b").click()
-        t0 = time.monotonic()
-        wait(self.b, lambda d: expanded(d, "b"), 1.0, "the other browser did not expand within 1 s")
-        self.assertLess(time.monotonic() - t0, 1.0)
-        wait(self.a, lambda d: expanded(d, "b"), 1.0)
+        # How fast it shows is bench_patch.py's figure; here only that it does.
+        wait(self.b, lambda d: expanded(d, "b"), 10, "the other browser did not expand")
+        wait(self.a, lambda d: expanded(d, "b"), 10)
         # The items of the expanded section show; an object item shows its label.
         # (visible text: wait for the expand animation to uncover both)
         items = lambda d: [li.text for li in d.find_elements(By.CSS_SELECTOR, "#r-b li")]
