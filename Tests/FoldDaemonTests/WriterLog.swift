@@ -8,7 +8,8 @@ struct WriteOutcome: Sendable {
     /// Monotonic seconds (`monotonicSeconds()`): the request was sent, then answered or failed.
     var sent: Double
     var ended: Double
-    /// The HTTP status, or nil when no answer came (refused, reset: the `error`).
+    /// The HTTP status, or nil when no whole answer came (refused, reset, cut
+    /// short: the `error`).
     var status: Int?
     var rev: Int?
     var error: String?
@@ -33,6 +34,12 @@ final class WriterLog: @unchecked Sendable {
             o.status = r.status
             if r.status == 200 { o.rev = (try? r.json())?.rev }
             if r.status != 200 { o.error = r.text }
+            if r.status == 200 && o.rev == nil {
+                // Headers, then the connection ended mid-body (a node killed while
+                // answering): no answer at all, not a wrong one.
+                o.status = nil
+                o.error = "an answer cut short: \(r.text)"
+            }
         } catch {
             o.error = "\(error)"
         }
