@@ -33,7 +33,8 @@ import Glibc
             runs.append((now() - start) / Double(n) * 1e6)
         }
         runs.sort()
-        print("toggle on \(sections) sections x 10 items (apply + encode the patch): median \(String(format: "%.2f", runs[2])) µs, "
-              + "min \(String(format: "%.2f", runs[0])) µs, max \(String(format: "%.2f", runs[4])) µs per toggle (5 runs of 2,000; \(bytes) patch bytes)")
+        func µs(_ x: Double) -> String { String(Double((x * 100).rounded()) / 100) + " µs" }
+        print("toggle on \(sections) sections x 10 items (apply + encode the patch): median \(µs(runs[2])), "
+              + "min \(µs(runs[0])), max \(µs(runs[4])) per toggle (5 runs of 2,000; \(bytes) patch bytes)")
     }
 }
