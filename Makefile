@@ -18,7 +18,7 @@ PACKAGE_TOOLS = debhelper dpkg-dev lintian debootstrap binutils curl python3 uti
 LISTEN ?= 127.0.0.1:7681
 DB ?= ./foldsync.db
 
-.PHONY: deps test-deps package-deps build release static deb package-test run test web-test web-unit strict-client-test bench-smoke clean install uninstall
+.PHONY: deps test-deps package-deps build release static deb package-test run test fuzz sanitize-core bench-core web-test web-unit strict-client-test bench-smoke clean install uninstall
 
 # Installs the C libraries (Debian packages) when any is missing.
 deps:
@@ -67,10 +67,32 @@ test: test-deps
 	$(SWIFT) build --build-tests
 	# At most 8 tests at once: on 2 cores, dozens of live daemons at a time made timing-bound checks flaky.
 	$(SWIFT) test --skip-build --experimental-maximum-parallelization-width 8
+	$(MAKE) sanitize-core
+	$(MAKE) fuzz
 	BUILD=0 Tests/scripts/bench-smoke.sh
 	$(MAKE) strict-client-test
 	$(MAKE) web-test
 	$(MAKE) package-test
+
+# The pure targets' unit tests (FoldCore, FoldHub: parsers, patches, the hub's
+# decisions over unsafe buffers) built and run under AddressSanitizer, in a
+# scratch path of their own so the normal build is untouched. ThreadSanitizer
+# is left to Tests/scripts/sanitizers.sh (the whole suite): these targets run
+# on one thread. Leaks are checked; the test runner's own are suppressed.
+sanitize-core: deps
+	$(SWIFT) build --build-tests --sanitize=address --scratch-path .build-asan
+	LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/scripts/lsan.supp \
+	  $(SWIFT) test --skip-build --sanitize=address --scratch-path .build-asan --filter '^(FoldCoreTests|FoldHubTests)\.'
+
+# libFuzzer (with AddressSanitizer) over the core's parsers, FUZZ_SECONDS each
+# (default 60): a crash fails and leaves its input in Tests/Fuzz/crashes/.
+FUZZ_SECONDS ?= 60
+fuzz:
+	Tests/Fuzz/run.sh $(FUZZ_SECONDS)
+
+# What one fold costs the core (figures only, never part of `make test`).
+bench-core:
+	Tests/bench/core/run.sh
 
 # Refused WebSocket upgrades read by a strict RFC 6455 client (Python's
 # websockets, pip-installed into .build/strict-venv; needs python3-venv).

@@ -2,21 +2,30 @@ import Foundation
 import Testing
 
 /// The arrows of Package.swift, checked in the sources: the core imports
-/// nothing, and each C library has exactly one Swift target importing it.
+/// nothing, the hub only the core, and each C library has exactly one Swift
+/// target importing it.
 @Suite struct CoreLayeringTests {
     static let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("../../Sources").standardizedFileURL
 
-    /// (target, import line) for every Swift file under Sources.
-    static func imports() throws -> [(target: String, line: String)] {
+    /// (target, module, line) for every import declaration in every Swift file under Sources.
+    static func imports() throws -> [(target: String, module: String, line: String)] {
         let files = try #require(FileManager.default.enumerator(atPath: sources.path)).compactMap { $0 as? String }
-        var out: [(String, String)] = []
+        var out: [(String, String, String)] = []
         for file in files where file.hasSuffix(".swift") {
             let text = try String(contentsOfFile: sources.appendingPathComponent(file).path, encoding: .utf8)
             let target = String(file.prefix { $0 != "/" })
-            for line in text.split(separator: "\n") where line.hasPrefix("import ") { out.append((target, String(line))) }
+            out += SwiftImports.modules(in: text).map { (target, $0.module, $0.line) }
         }
         return out
+    }
+
+    @Test func theSourcesAreRead() throws {
+        // A reader that finds nothing would pass every check below.
+        let all = try Self.imports()
+        #expect(all.contains { $0.target == "FoldTransport" && $0.module == "CLibWebSockets" })
+        #expect(all.contains { $0.target == "FoldHub" && $0.module == "FoldCore" })
+        #expect(all.count > 100)
     }
 
     @Test func theCoreImportsNothing() throws {
@@ -24,9 +33,103 @@ import Testing
         #expect(core.isEmpty, "\(core.map(\.line))")
     }
 
-    @Test(arguments: [("CSQLite", "FoldStore"), ("CCrypto", "FoldCrypto"), ("CLibWebSockets", "FoldTransport")])
+    /// FoldHub stays pure: FoldCore and nothing else (no transport, store,
+    /// Foundation or Glibc), so every decision runs in a test.
+    @Test func theHubImportsOnlyTheCore() throws {
+        let hub = try Self.imports().filter { $0.target == "FoldHub" }
+        #expect(hub.count > 10)
+        let others = hub.filter { $0.module != "FoldCore" }
+        #expect(others.isEmpty, "\(others.map(\.line))")
+    }
+
+    @Test(arguments: [("CSQLite", "FoldStore"), ("CCrypto", "FoldCrypto"), ("CLibWebSockets", "FoldTransport"),
+                      ("CLibPQ", "FoldPostgres"), ("CURingShim", "FoldTransport")])
     func oneImporterPerCLibrary(module: String, owner: String) throws {
-        let importers = Set(try Self.imports().filter { $0.line == "import \(module)" }.map(\.target))
+        let importers = Set(try Self.imports().filter { $0.module == module }.map(\.target))
         #expect(importers == [owner])
+    }
+}
+
+/// The reader itself: every form of an import declaration Swift accepts is
+/// seen, with its module; what only looks like one is not.
+@Suite struct SwiftImportsTests {
+    @Test(arguments: [
+        ("import Foundation", "Foundation"),
+        ("    import Glibc", "Glibc"),
+        ("\timport Glibc", "Glibc"),
+        ("@preconcurrency import Dispatch", "Dispatch"),
+        ("@_exported import FoldCore", "FoldCore"),
+        ("@testable import FoldHub", "FoldHub"),
+        ("@_implementationOnly import CSQLite", "CSQLite"),
+        ("@_spi(Internal) import FoldTransport", "FoldTransport"),
+        ("@_spi(A) @preconcurrency import Foundation", "Foundation"),
+        ("public import Foundation", "Foundation"),
+        ("package import Foundation", "Foundation"),
+        ("internal import Foundation", "Foundation"),
+        ("import struct Foundation.Date", "Foundation"),
+        ("import func Glibc.write", "Glibc"),
+        ("import class Foundation.Thread", "Foundation"),
+        ("import protocol FoldCore.BoardStore", "FoldCore"),
+        ("import enum FoldCore.Action", "FoldCore"),
+        ("import typealias FoldCore.X", "FoldCore"),
+        ("import var Glibc.errno", "Glibc"),
+        ("import let Glibc.x", "Glibc"),
+        ("import Foundation.NSString", "Foundation"),
+        ("import Foundation // the clock", "Foundation"),
+        ("import Foundation;", "Foundation"),
+        ("let x = 1; import Glibc", "Glibc"),
+    ])
+    func anImportFormIsSeen(line: String, module: String) {
+        #expect(SwiftImports.modules(in: line).map(\.module) == [module], "\(line)")
+    }
+
+    @Test func importsUnderConditionalCompilationAreSeen() {
+        let text = """
+            #if canImport(Glibc)
+              import Glibc
+            #elseif canImport(Darwin)
+                @preconcurrency import Darwin
+            #endif
+            import A; import B
+            """
+        #expect(SwiftImports.modules(in: text).map(\.module) == ["Glibc", "Darwin", "A", "B"])
+    }
+
+    @Test(arguments: ["// import Foundation", "/// import Foundation", "let important = 1", "func imports() {}",
+                      "importFoundation()", "let s = \"x\" // then import Glibc", "x.import(Foundation)"])
+    func whatOnlyLooksLikeAnImportIsNot(line: String) {
+        #expect(SwiftImports.modules(in: line).isEmpty, "\(line)")
+    }
+}
+
+/// Finds import declarations in Swift source text without a parser: each
+/// statement (lines split on `;`, line comments dropped), with any
+/// attributes (`@preconcurrency`, `@_exported`, `@_spi(X)` ...) and access
+/// modifiers before `import`, and an optional kind (`struct`, `func` ...)
+/// after it; the module is the first component of the path.
+enum SwiftImports {
+    static let modifiers: Set<Substring> = ["public", "package", "internal", "fileprivate", "private", "open"]
+    static let kinds: Set<Substring> = ["typealias", "struct", "class", "enum", "protocol", "let", "var", "func"]
+
+    static func modules(in text: String) -> [(module: String, line: String)] {
+        var out: [(String, String)] = []
+        for rawLine in text.split(whereSeparator: \.isNewline) {
+            let code = rawLine.range(of: "//").map { rawLine[..<$0.lowerBound] } ?? rawLine[...]
+            for statement in code.split(separator: ";") {
+                if let module = module(of: statement) { out.append((module, String(rawLine))) }
+            }
+        }
+        return out
+    }
+
+    static func module(of statement: Substring) -> String? {
+        var words = statement.split(whereSeparator: \.isWhitespace)[...]
+        while let w = words.first, w.hasPrefix("@") || modifiers.contains(w) { words = words.dropFirst() }
+        guard words.first == "import" else { return nil }
+        words = words.dropFirst()
+        if let w = words.first, kinds.contains(w) { words = words.dropFirst() }
+        guard let path = words.first, let first = path.split(separator: ".").first,
+              first.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }) else { return nil }
+        return String(first)
     }
 }

@@ -9,6 +9,12 @@ import Testing
 /// it stopped: the copy is one consistent rev; after a restore every board
 /// has a new epoch, so a client that comes back resynchronises from a snapshot.
 @Suite struct BackupRestoreTests {
+    /// Three backups while one writer goes on. The writer keeps its outcome
+    /// (it stops only when asked; an error or an ack at a rev other than the
+    /// next is kept as why it stopped), and each backup notes how far the
+    /// writer had got before and after it: writes were acked during every
+    /// backup, and each copy holds every write acked before the backup began
+    /// and none that had not been sent by its end.
     @Test func aBackupUnderSteadyWritesHoldsOneConsistentRev() throws {
         let d = try DaemonProcess(["--max-actions-per-second", "100000", "--action-burst", "100000"])
         defer { d.shutdown() }
@@ -16,13 +22,22 @@ import Testing
         nonisolated(unsafe) let writer = try d.connect()
         let stop = LockedCounter()
         let written = LockedCounter()
+        let failure = PthreadLocked<String?>(nil)
         // One writer, each title naming the rev it makes: a copy is consistent when they agree.
         let thread = Thread {
             var i = 0
             while stop.value == 0 {
                 i += 1
-                guard let ack = try? writer.answer(Wire.action(.setTitle, id: "w\(i)", #""section":"s0","title":"t\#(i)""#), id: "w\(i)"),
-                      ack.rev == i else { break }
+                do {
+                    let ack = try writer.answer(Wire.action(.setTitle, id: "w\(i)", #""section":"s0","title":"t\#(i)""#), id: "w\(i)")
+                    guard ack.type == "ack", ack.rev == i else {
+                        failure.withLock { $0 = "w\(i): \(ack.type ?? "?") at rev \(ack.rev ?? -1), not \(i)" }
+                        break
+                    }
+                } catch {
+                    failure.withLock { $0 = "w\(i): \(error)" }
+                    break
+                }
                 written.set(i)
             }
             stop.set(2)
@@ -30,9 +45,13 @@ import Testing
         thread.start()
         var copies: [Int] = []
         for n in 0..<3 {
-            _ = eventually(timeout: 10) { written.value >= (n + 1) * 50 }
+            #expect(eventually(timeout: 10) { written.value >= (n + 1) * 50 || stop.value == 2 }, "the writer is slow: \(written.value) writes")
+            let before = written.value
             let out = d.directory.appendingPathComponent("backup-\(n).db").path
             let r = try DaemonProcess.runOnce(["backup", "--db", d.dbPath, out], timeout: 30)
+            // Wait for the writer's next ack too: a backup faster than one write still overlaps it.
+            #expect(eventually(timeout: 10) { written.value > before || stop.value == 2 }, "backup \(n): no write acked during it")
+            let after = written.value
             #expect(r.status == 0, "\(r.stderr)")
             #expect(r.stdout.contains("backed up") && r.stdout.contains("1 board,"), "\(r.stdout)")
             #expect(!FileManager.default.fileExists(atPath: out + ".partial"))
@@ -42,13 +61,14 @@ import Testing
             #expect(doc.section("s0")?["title"]?.stringValue == "t\(board.rev)", "rev \(board.rev), state \(String(decoding: board.state, as: UTF8.self))")
             #expect(try store.loadChanges(board: "default", after: board.rev - 1).map(\.rev) == [board.rev])
             #expect(try store.history(board: "default", HistoryQuery(.since(board.rev), limit: 5)).isEmpty, "a change past the copy's rev")
+            // One writer, one write in flight: the copy is at least what was acked before, at most one past what was acked after.
+            #expect(board.rev >= before && board.rev <= after + 1, "backup \(n) at rev \(board.rev); acked \(before) before, \(after) after")
             store.close()
             copies.append(board.rev)
         }
-        // The writer is still going: a loaded machine may need a moment for its next ack.
-        _ = eventually(timeout: 10) { written.value > copies.last ?? 0 || stop.value == 2 }
         stop.set(1)
-        _ = eventually(timeout: 10) { stop.value == 2 }
+        #expect(eventually(timeout: 10) { stop.value == 2 }, "the writer did not stop")
+        #expect(failure.withLock { $0 } == nil, "the writer stopped on its own: \(failure.withLock { $0 } ?? "")")
         #expect(copies == copies.sorted() && copies.first ?? 0 > 0, "\(copies)")
         #expect(written.value > copies.last ?? 0, "the writes went on during the backups")
     }

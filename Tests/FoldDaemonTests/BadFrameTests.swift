@@ -44,14 +44,35 @@ import Testing
         #expect(try d.http("GET", "/api/boards/default").json()["state"]?.section("s0")?["title"]?.stringValue == "0")
     }
 
-    @Test func aMessageJustUnderTheLimitIsAccepted() throws {
-        let d = try DaemonProcess(["--max-message-bytes", "4096"])
+    /// The limit is exact: a message of `--max-message-bytes` − 1 and of
+    /// exactly that many bytes is applied; one byte more closes with 1009 and
+    /// applies nothing. One message each, on its own connection, sized by
+    /// the length of one item (an item may hold 4,096 bytes, a title only 1,024).
+    @Test func theMessageLimitIsExactToTheByte() throws {
+        let limit = 4096
+        let d = try DaemonProcess(["--max-message-bytes", String(limit)])
         defer { d.shutdown() }
+        func message(_ size: Int, _ id: String) throws -> (text: String, item: String) {
+            let shell = Wire.action(.setItems, id: id, #""section":"s0","items":[""]"#).utf8.count
+            let item = String(repeating: "b", count: size - shell)
+            let text = Wire.action(.setItems, id: id, #""section":"s0","items":["\#(item)"]"#)
+            try #require(text.utf8.count == size)
+            return (text, item)
+        }
+        for (size, id) in [(limit - 1, "under"), (limit, "at")] {
+            let c = try d.connect()
+            let m = try message(size, id)
+            let a = try c.answer(m.text, id: id)
+            #expect(a.type == "ack", "\(size) bytes: \(a)")
+            let stored = try d.http("GET", "/api/boards/default").json()["state"]?.section("s0")?["items"]
+            #expect(stored == .array([.string(m.item)]), "\(size) bytes")
+        }
+        let rev = try d.http("GET", "/api/boards/default").json().rev
+        #expect(rev == 2)
         let c = try d.connect()
-        let shell = Wire.action(.setTitle, id: "edge", #""section":"s0","title":"""#)
-        let title = String(repeating: "b", count: min(1000, 4096 - shell.utf8.count))
-        let a = try c.answer(Wire.action(.setTitle, id: "edge", #""section":"s0","title":"\#(title)""#), id: "edge")
-        #expect(a.type == "ack")
+        try c.send(try message(limit + 1, "over").text)
+        #expect(try c.waitForClose(timeout: 10) == 1009, "\(limit + 1) bytes")
+        #expect(try d.http("GET", "/api/boards/default").json().rev == rev, "nothing of the refused message was applied")
     }
 
     /// lws hands a message over in one callback or in several (bounded by

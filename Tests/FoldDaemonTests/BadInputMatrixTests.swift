@@ -34,7 +34,8 @@ import Testing
                 try #require(p.rev == rev + 1, "after \(label): patch \(p.rev ?? -1) after \(rev)")
                 rev += 1
             }
-            if let kb = d.residentKB() { #expect(kb < rssLimitKB, "after \(label): daemon RSS \(kb) kB") }
+            let kb = try d.residentKB()
+            #expect(kb < rssLimitKB, "after \(label): daemon RSS \(kb) kB")
         }
     }
 
@@ -191,7 +192,7 @@ import Testing
                 try #require(p.type == "patch" && p.rev == rev + 1, "\(p.type ?? "?") \(p.rev ?? -1) after \(rev)")
                 rev += 1
             }
-            if start % 1000 == 0, let kb = d.residentKB() { #expect(kb < 300 * 1024, "daemon RSS \(kb) kB") }
+            if start % 1000 == 0 { let kb = try d.residentKB(); #expect(kb < 300 * 1024, "daemon RSS \(kb) kB") }
         }
         by.rev = rev
         var m = ""

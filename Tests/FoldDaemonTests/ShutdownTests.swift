@@ -35,35 +35,70 @@ import Testing
         #expect(m.type == "patch" && m.rev == 2 && m["epoch"]?.stringValue == epoch, "\(m)")
     }
 
+    /// 200 writes the daemon holds, none yet committed (its store is locked
+    /// by another process), when SIGTERM comes: it drains before it says
+    /// goodbye, so once the lock goes every one is answered with an ack
+    /// before the 1001, w0...w199 at revs 1...200, and every acked write is in
+    /// the store after the restart, at the rev its ack named.
     @Test func writesSentJustBeforeSIGTERMAreCommittedWhenAcknowledged() throws {
-        let d = try DaemonProcess(["--max-actions-per-second", "100000", "--action-burst", "100000"])
+        let d = try DaemonProcess(["--max-actions-per-second", "100000", "--action-burst", "100000", "--history-per-board", "1000",
+                                   "--store-busy-timeout", "30000"])
         defer { d.shutdown() }
         let c = try d.connect()
+        let count = 200
+        let lock = try SQLiteWriteLock(path: d.dbPath)
+        defer { lock.release() }
         var burst: [UInt8] = []
-        for i in 0..<200 {
+        for i in 0..<count {
             burst += TestSocket.frame(opcode: 0x1, Array(Wire.action(.setTitle, id: "w\(i)", #""section":"s\#(i % 3)","title":"title \#(i)""#).utf8))
         }
         try c.sendRaw(burst)
+        // The daemon has read all of them (and can commit none).
+        #expect(try eventually(timeout: 15) {
+            (metric("foldsync_messages_received_total", in: try d.http("GET", "/metrics").text) ?? 0) >= Double(count)
+        }, "the daemon did not read the burst")
+        let mark = d.logMark
         d.terminate()
+        #expect(d.waitForLog("shutting down", after: mark), "no shutdown began")
+        lock.release()
         var acked: [Int: Int] = [:]  // message index → rev
-        while let text = try c.recvText(timeout: 15) {
+        var others: [String] = []
+        while let text = try c.recvText(timeout: 30) {
             let m = try JSONParser.parse(text, maxDepth: 64)
-            if m.type == "ack", let id = m["id"]?.stringValue, let i = Int(id.dropFirst()), let rev = m.rev { acked[i] = rev }
+            if m.type == "ack", let id = m["id"]?.stringValue, let i = Int(id.dropFirst()), let rev = m.rev {
+                #expect(acked[i] == nil, "w\(i) acked twice")
+                acked[i] = rev
+            } else if m.type != "presence" {
+                others.append(text)
+            }
         }
         #expect(c.closeCode == 1001, "close \(c.closeCode.map(String.init) ?? "none")")
         #expect(d.waitForExit(timeout: 15) == 0, "\(d.stderr)")
+        #expect(Self.pendingWrites(in: d.log(after: mark)) == count, "\(d.log(after: mark))")
+        // Every write answered with an ack, in order: one connection's writes commit in turn.
+        let unanswered = (0..<count).filter { acked[$0] == nil }
+        #expect(unanswered.isEmpty, "\(unanswered.count) writes never answered (first w\(unanswered.first ?? -1))")
+        #expect(others.isEmpty, "answers other than acks: \(others.prefix(3))")
+        let wrong = acked.filter { $0.value != $0.key + 1 }.sorted { $0.key < $1.key }
+        #expect(wrong.isEmpty, "acks out of order: \(wrong.prefix(5))")
 
         try d.restart()
         let stored = try d.http("GET", "/api/boards/default").json()
-        let maxAcked = acked.values.max() ?? 0
-        #expect((stored.rev ?? -1) >= maxAcked, "acked up to \(maxAcked), stored \(stored.rev ?? -1) (\(acked.count) acks)")
-        // The last acknowledged title of each section is there (or a later one).
-        for s in 0..<3 {
-            guard let last = acked.keys.filter({ $0 % 3 == s }).max() else { continue }
-            let title = stored["state"]?.section("s\(s)")?["title"]?.stringValue ?? ""
-            let n = Int(title.split(separator: " ").last ?? "") ?? -1
-            #expect(n >= last, "s\(s): acked 'title \(last)', stored '\(title)'")
+        #expect(stored.rev == count, "acked up to \(acked.values.max() ?? 0), stored \(stored.rev ?? -1)")
+        // Each acked write is the change at the rev its ack named.
+        let h = try d.http("GET", "/api/boards/default/history?since=0&limit=\(count)").json()
+        var logged: [Int: JSON] = [:]
+        for e in h["entries"]?.arrayValue ?? [] { if let rev = e.rev, let action = e["action"] { logged[rev] = action } }
+        for (i, rev) in acked.sorted(by: { $0.key < $1.key }) {
+            let want = try JSONParser.parse(#"{"type":"setTitle","section":"s\#(i % 3)","title":"title \#(i)"}"#)
+            #expect(logged[rev] == want, "w\(i) acked at rev \(rev), the log has \(logged[rev].map { String(decoding: $0.encoded(), as: UTF8.self) } ?? "nothing")")
         }
+    }
+
+    /// P in the daemon's "shutting down: N connections, P pending writes".
+    static func pendingWrites(in log: String) -> Int? {
+        guard let r = log.range(of: "connections, ") else { return nil }
+        return Int(log[r.upperBound...].prefix { $0.isNumber })
     }
 
     @Test func aClientThatNeverReadsDoesNotHoldTheShutdownPastItsTimeout() throws {
@@ -98,4 +133,44 @@ import Testing
         #expect(slow.eof, "the laggard's connection ended")
         #expect(slow.closeCode != 1001, "the laggard received its 1001: it was not holding the shutdown")
     }
+}
+
+/// Another process (python3's sqlite3) holding the write lock of a SQLite
+/// database (`BEGIN IMMEDIATE`) until `release`: the daemon's commits wait
+/// on it (within its busy timeout) while the rest of it runs.
+final class SQLiteWriteLock {
+    private let process = Process()
+    private let input = Pipe()
+    private var released = false
+
+    init(path: String) throws {
+        let output = Pipe()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-c", """
+            import sqlite3, sys
+            c = sqlite3.connect(sys.argv[1], isolation_level=None, timeout=30)
+            c.execute("BEGIN IMMEDIATE")
+            print("locked", flush=True)
+            sys.stdin.read()
+            c.execute("ROLLBACK")
+            """, path]
+        process.standardInput = input
+        process.standardOutput = output
+        try process.run()
+        let line = String(decoding: output.fileHandleForReading.readData(ofLength: 7), as: UTF8.self)
+        guard line == "locked\n" else {
+            process.terminate()
+            throw HarnessError("could not lock \(path): \(line)")
+        }
+    }
+
+    /// Ends the transaction (EOF on the helper's stdin) and waits for the helper to exit.
+    func release() {
+        guard !released else { return }
+        released = true
+        try? input.fileHandleForWriting.close()
+        process.waitUntilExit()
+    }
+
+    deinit { release() }
 }

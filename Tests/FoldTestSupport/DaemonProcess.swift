@@ -207,11 +207,26 @@ public final class DaemonProcess: @unchecked Sendable {
         try? FileManager.default.removeItem(at: directory)
     }
 
-    /// Resident memory of the daemon in kB, from /proc.
-    public func residentKB() -> Int? {
-        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }
-        for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
-            return line.split(separator: " ").dropFirst().first.flatMap { Int($0) }
+    /// Resident memory of the daemon in kB, from /proc; throws when it cannot
+    /// be read, so a memory bound is never skipped (least of all when the
+    /// number has grown).
+    public func residentKB() throws -> Int {
+        let path = "/proc/\(pid)/status"
+        guard let status = try? String(contentsOfFile: path, encoding: .utf8) else {
+            throw HarnessError("cannot read \(path) (the daemon has gone?)")
+        }
+        guard let kb = Self.residentKB(status: status) else { throw HarnessError("no VmRSS in \(path):\n\(status)") }
+        return kb
+    }
+
+    /// The `VmRSS:` field of a /proc/PID/status text in kB: a tab or any
+    /// number of spaces before the value, any number of digits, the unit
+    /// `kB`; nil when the field is missing or malformed.
+    public static func residentKB(status: String) -> Int? {
+        for line in status.split(whereSeparator: \.isNewline) where line.hasPrefix("VmRSS:") {
+            let fields = line.dropFirst("VmRSS:".count).split(whereSeparator: \.isWhitespace)
+            guard fields.count == 2, fields[1] == "kB", let kb = Int(fields[0]), kb >= 0 else { return nil }
+            return kb
         }
         return nil
     }

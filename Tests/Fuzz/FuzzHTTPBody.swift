@@ -1,5 +1,3 @@
-import FoldCore
-
 /// libFuzzer entry: an HTTP API body, read both ways the API reads bodies:
 /// as a board document (PUT) and as an action (POST .../actions).
 @_cdecl("LLVMFuzzerTestOneInput")

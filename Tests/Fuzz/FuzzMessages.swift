@@ -1,5 +1,3 @@
-import FoldCore
-
 /// libFuzzer entry: one WebSocket message as a client could send it. It is
 /// parsed, decoded, and, when it is an action, applied to two boards; every
 /// accepted change's patch must turn the old document into the new one.

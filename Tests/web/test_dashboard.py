@@ -116,10 +116,9 @@ class Dashboard(harness.TwoBrowsers):
         self.open_board(self.a, name)
         self.open_board(self.b, name)
         self.a.find_element(By.ID, "h-b").click()
-        t0 = time.monotonic()
-        wait(self.b, lambda d: expanded(d, "b"), 1.0, "the other browser did not expand within 1 s")
-        self.assertLess(time.monotonic() - t0, 1.0)
-        wait(self.a, lambda d: expanded(d, "b"), 1.0)
+        # How fast it shows is bench_patch.py's figure; here only that it does.
+        wait(self.b, lambda d: expanded(d, "b"), 10, "the other browser did not expand")
+        wait(self.a, lambda d: expanded(d, "b"), 10)
         # The items of the expanded section show; an object item shows its label.
         # (visible text: wait for the expand animation to uncover both)
         items = lambda d: [li.text for li in d.find_elements(By.CSS_SELECTOR, "#r-b li")]
@@ -474,11 +473,10 @@ class Dashboard(harness.TwoBrowsers):
         self.assertTrue(d.save_screenshot(png))
         with open(png, "rb") as f:
             self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
-        # The README's screenshot: written when missing, or on request
-        # (FOLDSYNC_UPDATE_SCREENSHOT=1), so a test run does not dirty the checkout.
-        readme_png = os.path.join(harness.ROOT, "docs", "dashboard.png")
-        if os.environ.get("FOLDSYNC_UPDATE_SCREENSHOT") == "1" or not os.path.exists(readme_png):
-            shutil.copyfile(png, readme_png)
+        # The README's screenshot: copied into docs/ only on request
+        # (FOLDSYNC_UPDATE_SCREENSHOT=1); a test run writes only under .build.
+        if os.environ.get("FOLDSYNC_UPDATE_SCREENSHOT") == "1":
+            shutil.copyfile(png, os.path.join(harness.ROOT, "docs", "dashboard.png"))
 
 
 def _get(path):

@@ -31,6 +31,22 @@ def focused(d):
         return [li.closest('.section').dataset.id, items.indexOf(li)];""")
 
 
+def page_rev(d):
+    """The rev the page has applied."""
+    return d.execute_script("return window.foldsync.page.rev")
+
+
+# Inserted after the page has drawn the board: an image that fails to load,
+# with its own handler. Markup from the board (an <img src=x onerror=...>)
+# would have been inserted before it and fail first, so once this one's error
+# fired, any such handler has run.
+PROBE_FAILED_IMAGE = """
+  const done = arguments[0], img = document.createElement('img');
+  img.onerror = () => { img.remove(); done(true); };
+  img.src = 'x';
+  document.body.appendChild(img);"""
+
+
 def in_view(d, css):
     return d.execute_script("""
         const e = document.querySelector(arguments[0]);
@@ -106,17 +122,23 @@ class FocusAndBrowse(harness.TwoBrowsers):
         rev = harness.shared().board(name)["rev"]
         self.b.find_element(By.ID, "h-later").click()
         wait(self.b, lambda d: expanded(d, "later") and not expanded(d, "intro"), 2, "the local fold")
-        time.sleep(0.5)
-        self.assertTrue(expanded(self.a, "intro") and not expanded(self.a, "later"))
-        self.assertEqual(harness.shared().board(name)["rev"], rev, "a browsing fold sends nothing")
         # The board's edits still arrive on the browsing page, its folds stay.
-        harness.shared().action(name, {"type": "setTitle", "section": "done", "title": "Done ✓"})
-        wait(self.b, lambda d: d.find_element(By.CSS_SELECTOR, '[data-id="done"] .sec-title').text == "Done ✓", 3)
+        # No sleep before "nothing reached A": this edit comes after the fold,
+        # and once both pages have applied it, the edit is the only change
+        # since (a fold B had sent would be a rev before it); the end of the
+        # test checks the rev again, after a later message of B's own.
+        title = harness.shared().action(name, {"type": "setTitle", "section": "done", "title": "Done ✓"})
+        self.assertEqual(title["rev"], rev + 1, "a browsing fold sends nothing")
+        for d in (self.a, self.b):
+            wait(d, lambda d: page_rev(d) == rev + 1, 3, "the edit after the local fold")
+        self.assertEqual(self.b.find_element(By.CSS_SELECTOR, '[data-id="done"] .sec-title').text, "Done ✓")
+        self.assertTrue(expanded(self.a, "intro") and not expanded(self.a, "later"), "B's local fold reached A")
         self.assertTrue(expanded(self.b, "later") and not expanded(self.b, "intro"))
         # The presenter points at Done's item: the board opens Done, the browsing page does not.
-        harness.shared().action(name, {"type": "focus", "section": "done", "item": 0})
+        pointed = harness.shared().action(name, {"type": "focus", "section": "done", "item": 0})["rev"]
         wait(self.a, lambda d: focused(d) == ["done", 0] and expanded(d, "done"), 3)
-        time.sleep(0.3)
+        # Once B has applied the focus's patch (its rev), it would have unfolded Done.
+        wait(self.b, lambda d: page_rev(d) == pointed, 3, "the browsing page got the focus")
         self.assertFalse(expanded(self.b, "done"), "a browsing page is not unfolded by the focus")
         # Then at an item of Later, open on the browsing page: marked there too.
         self.a.find_element(By.ID, "h-later").click()
@@ -136,6 +158,10 @@ class FocusAndBrowse(harness.TwoBrowsers):
         self.assertEqual(focused(self.b), ["later", 1])
         self.assertIn("following", self.b.find_element(By.ID, "st-view").text)
         wait(self.a, lambda d: d.find_element(By.ID, "st-following").text == "2 following", 10)
+        # B's follow went over the same socket as any fold it might have sent,
+        # and the daemon has counted it: by now the board holds only the four
+        # changes made here (edit, focus, A's fold, A's focus), nothing of B's.
+        self.assertEqual(harness.shared().board(name)["rev"], rev + 4, "a browsing fold reached the board")
         for d in (self.a, self.b):
             self.assert_no_console_errors(d)
 
@@ -172,7 +198,7 @@ class FocusAndBrowse(harness.TwoBrowsers):
         d = self.a
         self.open_board(d, name)
         wait(d, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#r-x li.item")) == 5, 3)
-        time.sleep(0.3)
+        self.assertTrue(d.execute_async_script(PROBE_FAILED_IMAGE))
         # The text, as text.
         self.assertEqual(d.find_element(By.CSS_SELECTOR, '[data-id="x"] .sec-title').text, '<img src=x onerror="window.__pwned=1">')
         labels = [e.text for e in d.find_elements(By.CSS_SELECTOR, "#r-x .item-label")]
@@ -188,7 +214,7 @@ class FocusAndBrowse(harness.TwoBrowsers):
         for btn in d.find_elements(By.CSS_SELECTOR, "#r-x .item-btn"):
             btn.click()
         wait(d, lambda d: focused(d) == ["x", 4], 3)
-        time.sleep(0.3)
+        self.assertTrue(d.execute_async_script(PROBE_FAILED_IMAGE))
         self.assertIsNone(d.execute_script("return window.__pwned === undefined ? null : window.__pwned"))
         self.assert_no_console_errors(d)
 
@@ -221,8 +247,6 @@ class ReadOnlyBrowsing(harness.OneBrowser):
         time.sleep(0.3)
         d.find_element(By.CSS_SELECTOR, "#r-b .item-btn").click()
         wait(d, lambda d: "may not point at items" in d.find_element(By.ID, "toast").text, 2)
-        time.sleep(0.3)
-        self.assertEqual(t.board(name, token=t.secrets["reader"])["rev"], rev, "nothing reached the board")
         # The daemon counts it as not following.
         wait(d, lambda d: d.find_element(By.ID, "st-following").text == "0 following", 10)
         # A reconnect redraws the permissions; a browsing reader's headers stay foldable.
@@ -232,16 +256,19 @@ class ReadOnlyBrowsing(harness.OneBrowser):
         wait(d, lambda d: d.find_element(By.ID, "st-conn").text == "connected"
              and d.find_element(By.ID, "st-user").text == "signed in as reader", 20, "the page did not come back")
         wait(d, lambda d: d.find_element(By.ID, "st-following").text == "0 following", 10, "still browsing after the reconnect")
+        # Whatever the page sent before the stop was handled before it (a stop
+        # drains): no sleep needed for "nothing reached the board".
+        self.assertEqual(t.board(name, token=t.secrets["reader"])["rev"], rev, "nothing reached the board")
         self.assertIsNone(d.find_element(By.ID, "h-b").get_attribute("aria-disabled"),
                           "a reconnect must not lock a browsing viewer's headers")
 
 
 def copy_screenshot():
-    """The docs' screenshot: written when missing, or on request
-    (FOLDSYNC_UPDATE_SCREENSHOT=1), so a test run does not dirty the checkout."""
+    """The docs' screenshot: copied into docs/ only on request
+    (FOLDSYNC_UPDATE_SCREENSHOT=1); a test run writes only under .build."""
     png = os.path.join(harness.ARTIFACTS, "dashboard-focus.png")
     target = os.path.join(harness.ROOT, "docs", "dashboard-focus.png")
-    if os.path.exists(png) and (os.environ.get("FOLDSYNC_UPDATE_SCREENSHOT") == "1" or not os.path.exists(target)):
+    if os.path.exists(png) and os.environ.get("FOLDSYNC_UPDATE_SCREENSHOT") == "1":
         shutil.copyfile(png, target)
 
 

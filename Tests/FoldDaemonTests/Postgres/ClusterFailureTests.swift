@@ -44,43 +44,71 @@ import Testing
         #expect(view == (try head(nodes[1])["state"]))
     }
 
+    /// Four writers on a node that is killed with -9 while they write, one on
+    /// the survivor. Every outcome is kept: before the kill every write is
+    /// acked; writes were under way at the kill; afterwards the dead node's
+    /// writers get no answer (never a wrong one) and the survivor's writer
+    /// goes on, every write acked. Nothing acknowledged is lost, no two acks
+    /// share a rev, and the log has no gap.
     @Test func aNodeKilledUnderWriteLoadLosesNothingAcknowledged() throws {
         let uri = try PostgresServer.shared().createDatabase()
         let nodes = try (0..<2).map { _ in try DaemonProcess(["--store", uri]) }
         defer { nodes.forEach { $0.shutdown() } }
-        let acked = PthreadLocked<[String: Int]>([:])
+        let log = WriterLog()
         let stop = PthreadLocked(false)
         // Four writers on the node that dies, one on the survivor; each adds its own sections.
         let threads = (0..<5).map { k in
             Thread {
                 let node = nodes[k < 4 ? 0 : 1]
                 var i = 0
-                while !stop.withLock({ $0 }) && i < 400 {
+                while !stop.withLock({ $0 }) && i < 2_000 {
                     let id = "w\(k)-\(i)"
                     i += 1
-                    guard let r = try? node.http("POST", "/api/boards/default/actions",
-                                                 body: #"{"type":"addSection","section":{"id":"\#(id)","title":"t"}}"#) else { continue }
-                    if r.status == 200, let rev = try? r.json().rev { acked.withLock { $0[id] = rev } }
+                    log.write(writer: k, id: id) {
+                        try node.http("POST", "/api/boards/default/actions", body: #"{"type":"addSection","section":{"id":"\#(id)","title":"t"}}"#)
+                    }
                 }
             }
         }
         threads.forEach { $0.start() }
-        #expect(eventually(timeout: 20) { acked.withLock { $0.count } >= 60 })
+        #expect(eventually(timeout: 20) { log.count { $0.acked && $0.writer < 4 } >= 60 })
+        let killedAt = monotonicSeconds()
         nodes[0].kill9()
-        usleep(300_000)
+        // Until every writer of the dead node has seen it gone, and the survivor's has had writes acked since.
+        let noticed = eventually(timeout: 20) {
+            (0..<4).allSatisfy { k in log.count { $0.writer == k && $0.sent > killedAt && $0.status == nil } > 0 }
+                && log.count { $0.writer == 4 && $0.sent > killedAt && $0.acked } >= 10
+        }
         stop.withLock { $0 = true }
         #expect(eventually(timeout: 20) { threads.allSatisfy(\.isFinished) })
-        let answers = acked.withLock { $0 }
+        #expect(noticed, "the dead node's writers saw it gone and the survivor's went on")
+        let all = log.all
+
+        let inFlight = all.filter { $0.writer < 4 && $0.inFlight(at: killedAt) }
+        #expect(!inFlight.isEmpty, "no write was under way at the kill")
+        // Before the kill, and on the survivor throughout: every write acked.
+        let wrong = all.filter { !$0.acked && ($0.writer == 4 || $0.ended < killedAt) }
+        #expect(wrong.isEmpty, "\(wrong.count) writes not acked: \(wrong.prefix(3).map { "\($0.id): \($0.status.map(String.init) ?? "no answer") \($0.error ?? "")" })")
+        // The dead node's writers: an ack or no answer, never another status.
+        let answeredWrongly = all.filter { $0.status != nil && !$0.acked }
+        #expect(answeredWrongly.isEmpty, "\(answeredWrongly.prefix(3).map { "\($0.id): \($0.status ?? 0) \($0.error ?? "")" })")
+
+        let answers = Dictionary(all.filter(\.acked).map { ($0.id, $0.rev!) }, uniquingKeysWith: { a, _ in a })
         let after = try head(nodes[1])
         let ids = Set(after["state"]?.sectionIDs ?? [])
         let missing = answers.keys.filter { !ids.contains($0) }.sorted()
         #expect(missing.isEmpty, "acknowledged but gone: \(missing)")
         #expect(Set(answers.values).count == answers.count, "no two acks share a rev")
+        // Each writer's acks rise: its writes are one after another.
+        for k in 0..<5 {
+            let revs = all.filter { $0.writer == k && $0.acked }.map { $0.rev! }
+            #expect(revs == revs.sorted() && Set(revs).count == revs.count, "writer \(k): acks out of order")
+        }
         // The log is consecutive up to the head the survivor shows.
         let head = try #require(after.rev)
         let logged = try PostgresServer.shared().psql(uri, "SELECT rev FROM foldsync_changes WHERE board = 'default' ORDER BY rev")
         #expect(logged.split(separator: "\n").compactMap { Int($0) } == Array(1...head))
-        print("kill -9 under load: \(answers.count) acknowledged, all present; head rev \(head)")
+        print("kill -9 under load: \(answers.count) acknowledged, all present; \(inFlight.count) under way at the kill; head rev \(head)")
     }
 
     @Test func nodesRecoverByThemselvesWhenPostgresIsKilled() throws {
@@ -102,8 +130,9 @@ import Testing
         let asked = Date()
         let refused = try actor.answer(Wire.action(.toggle, id: "down", #""section":"s0""#), id: "down")
         #expect(refused.code == "internal")
+        // Answered at all, and as the store's failure: a hang would be the receive's
+        // timeout thrown above. How long it took is printed, not asserted.
         let answered = Date().timeIntervalSince(asked)
-        #expect(answered < 5, "answered within the store timeout, not hung")
         #expect(try eventually(timeout: 5) { try nodes[0].http("GET", "/readyz").status == 503 })
         #expect(try head(nodes[1]).rev == rev, "reads go on")
 
@@ -175,24 +204,49 @@ import Testing
     }
 
     /// A delete racing another node's writes is applied (204), never refused
-    /// because the board moved meanwhile.
+    /// because the board moved meanwhile. The writer goes on until the board
+    /// is gone for it; every outcome is kept: writes were under way while the
+    /// delete was, each write is acked or refused as not found (nothing
+    /// else), and none sent after the delete was answered is acked (no
+    /// resurrection).
     @Test func aDeleteRacingWritesOnAnotherNodeIsApplied() throws {
         let uri = try PostgresServer.shared().createDatabase()
         let nodes = try (0..<2).map { _ in try DaemonProcess(["--store", uri]) }
         defer { nodes.forEach { $0.shutdown() } }
         let doc = #"{"mode":"multi","sections":[{"id":"a","title":"A","items":[],"expanded":false}]}"#
+        var racing = 0
         for round in 0..<5 {
             #expect(try nodes[0].http("PUT", "/api/boards/race", body: doc).status == 200)
             #expect(try eventually { try nodes[1].http("GET", "/api/boards/race").status == 200 })
+            let log = WriterLog()
             let writer = Thread {
-                for _ in 0..<20 { _ = try? nodes[1].http("POST", "/api/boards/race/actions", body: #"{"type":"toggle","section":"a"}"#) }
+                for i in 0..<2_000 {
+                    log.write(writer: 0, id: "r\(round)-\(i)") {
+                        try nodes[1].http("POST", "/api/boards/race/actions", body: #"{"type":"toggle","section":"a"}"#)
+                    }
+                    if log.count({ $0.status == 404 }) > 0 { break }
+                }
             }
             writer.start()
-            usleep(UInt32(20_000 * (round + 1)))
+            #expect(eventually(timeout: 10) { log.count(\.acked) >= round + 1 })
+            let deleteSent = monotonicSeconds()
             let r = try nodes[0].http("DELETE", "/api/boards/race")
+            let deleted = monotonicSeconds()
             #expect(r.status == 204, "round \(round): \(r.text)")
             #expect(eventually(timeout: 20) { writer.isFinished })
             #expect(try eventually { try nodes.allSatisfy { try $0.http("GET", "/api/boards/race").status == 404 } })
+
+            let all = log.all
+            let unexpected = all.filter { !$0.acked && $0.status != 404 }
+            #expect(unexpected.isEmpty, "round \(round): \(unexpected.prefix(3).map { "\($0.status.map(String.init) ?? "no answer") \($0.error ?? "")" })")
+            #expect(all.last?.status == 404, "round \(round): the writer never saw the board gone")
+            let resurrected = all.filter { $0.acked && $0.sent > deleted }
+            #expect(resurrected.isEmpty, "round \(round): \(resurrected.count) writes acked after the delete was answered")
+            let overlapping = all.filter { $0.sent < deleted && $0.ended > deleteSent }
+            if !overlapping.isEmpty { racing += 1 }
         }
+        // The writer writes back to back, so one of its writes is under way
+        // while the delete is in nearly every round.
+        #expect(racing >= 3, "writes were under way during the delete in only \(racing) of 5 rounds")
     }
 }

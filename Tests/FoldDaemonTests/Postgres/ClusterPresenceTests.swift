@@ -1,4 +1,5 @@
 import FoldCore
+@testable import FoldDaemon
 import FoldTestSupport
 import Foundation
 import PostgresTestSupport
@@ -37,16 +38,21 @@ import Testing
         _ = try waitForViewers(4, on: c, timeout: 10)
         #expect(try PostgresServer.shared().psql(uri, "SELECT sum(viewers) FROM foldsync_presence WHERE board = 'default'") == "4")
 
-        // A crash: no goodbye, the rows expire.
+        // A crash: no goodbye. Its rows were renewed at most one heartbeat
+        // before the kill and last `ttl` seconds: the others count its viewers
+        // until they expire (nothing else removes them), and not once they have
+        // (plus a heartbeat for the others to read it, and a second of slack).
+        let ttl = Double(Follower.ttlSeconds), beat = Follower.beatSeconds
         nodes[1].kill9()
-        let dropped = try waitForViewers(2, on: a, timeout: 30)
-        #expect(dropped < 30)
+        let dropped = try waitForViewers(2, on: a, timeout: 60)
+        #expect(dropped >= ttl - beat - 0.5, "the dead node's viewers went after \(dropped) s, before its rows could expire")
+        #expect(dropped <= ttl + beat + 1, "the dead node's viewers were still counted \(dropped) s after the kill (rows last \(ttl) s)")
         _ = try waitForViewers(2, on: c, timeout: 5)
 
-        // A clean stop removes its rows at once.
+        // A clean stop removes its rows at once: gone well before they could have expired.
         #expect(nodes[2].stop() == 0)
-        let left = try waitForViewers(1, on: a, timeout: 5)
-        #expect(left < 5)
+        let left = try waitForViewers(1, on: a, timeout: 60)
+        #expect(left < ttl - beat, "a stopped node's viewers went after \(left) s, as if left to expire")
         print("presence: a node killed with -9 dropped out after \(String(format: "%.1f", dropped)) s, a stopped one after \(String(format: "%.1f", left)) s")
     }
 }
