@@ -65,13 +65,17 @@ import Testing
                     let id = "w\(k)-\(i)"
                     i += 1
                     log.write(writer: k, id: id) {
-                        try node.http("POST", "/api/boards/default/actions", body: #"{"type":"addSection","section":{"id":"\#(id)","title":"t"}}"#)
+                        // 30 s, not 10: on one contended board the node that just won a batch tends to win
+                        // the next (issue 22, part 3, still open); under CI's parallel load the four
+                        // writers' node once waited over 10 s for its turn while the survivor's writer won every batch.
+                        try HTTPClient.request(port: node.port, method: "POST", path: "/api/boards/default/actions",
+                                               body: #"{"type":"addSection","section":{"id":"\#(id)","title":"t"}}"#, timeout: 30)
                     }
                 }
             }
         }
         threads.forEach { $0.start() }
-        #expect(eventually(timeout: 20) { log.count { $0.acked && $0.writer < 4 } >= 60 })
+        #expect(eventually(timeout: 60) { log.count { $0.acked && $0.writer < 4 } >= 60 })
         let killedAt = monotonicSeconds()
         nodes[0].kill9()
         // Until every writer of the dead node has seen it gone, and the survivor's has had writes acked since.
@@ -80,7 +84,7 @@ import Testing
                 && log.count { $0.writer == 4 && $0.sent > killedAt && $0.acked } >= 10
         }
         stop.withLock { $0 = true }
-        #expect(eventually(timeout: 20) { threads.allSatisfy(\.isFinished) })
+        #expect(eventually(timeout: 40) { threads.allSatisfy(\.isFinished) })
         #expect(noticed, "the dead node's writers saw it gone and the survivor's went on")
         let all = log.all
 
