@@ -49,7 +49,7 @@ struct UndoLog {
         // The positions alone (no values): what the generic applier is given.
         let positions = try? ChangeTrace.rebase(inverse, over: later).get()
         let carried: [PatchOp]
-        switch ChangeTrace.rebase(inverse, over: later) {
+        switch ChangeTrace.rebase(inverse, over: later, on: board) {
         case .failure(let c):
             expectRefusedGenerically(positions, at: c.path)
             return .conflict(rev: c.rev, path: c.path)
