@@ -66,6 +66,31 @@ import Testing
         #expect(try post(d, #"{"type":"revert","rev":0}"#).status == 404)
     }
 
+    /// Undo, undo (issue 22): the second undo finds the value its change set
+    /// again and applies; taken out of order, the change in the way is named.
+    @Test func undoAfterUndoApplies() throws {
+        let d = try DaemonProcess()
+        defer { d.shutdown() }
+        let c = try d.connect()
+        #expect(try post(d, #"{"type":"setTitle","section":"s2","title":"A"}"#).status == 200)   // rev 1
+        #expect(try post(d, #"{"type":"setTitle","section":"s2","title":"B"}"#).status == 200)   // rev 2
+        let early = try c.answer(Wire.action(.revert, id: "x", #""rev":1"#), id: "x")
+        #expect(early.code == "conflict" && early["message"]?.stringValue?.contains("rev 2") == true, "\(early)")
+        #expect(try c.answer(Wire.action(.revert, id: "u2", #""rev":2"#), id: "u2").rev == 3)
+        #expect(try state(d).section("s2")?["title"]?.stringValue == "A")
+        let r = try post(d, #"{"type":"revert","rev":1}"#)
+        let undone = try? r.json().rev
+        #expect(r.status == 200 && undone == 4, "\(r.status) \(r.text)")
+        #expect(try state(d).section("s2")?["title"]?.stringValue == "2")
+        // An edit of a section removed since and brought back by an undo.
+        #expect(try post(d, #"{"type":"setTitle","section":"s1","title":"X"}"#).status == 200)   // rev 5
+        #expect(try post(d, #"{"type":"removeSection","section":"s1"}"#).status == 200)          // rev 6
+        #expect(try post(d, #"{"type":"revert","rev":5}"#).status == 409)
+        #expect(try c.answer(Wire.action(.revert, id: "u6", #""rev":6"#), id: "u6").rev == 7)
+        #expect(try c.answer(Wire.action(.revert, id: "u5", #""rev":5"#), id: "u5").rev == 8)
+        #expect(try state(d) == Wire.defaultState)
+    }
+
     @Test func aRevertNeedsThePermissionTheOriginalActionNeeded() throws {
         let d = try DaemonProcess(Tokens.flags)
         defer { d.shutdown() }

@@ -12,20 +12,10 @@ extension Board {
     /// result as to any action: in single mode, the section the undo opened
     /// stays open and any other closes.
     public func reverting(_ inverse: [PatchOp], limits: Limits) throws(FoldError) -> RevertResult {
-        var board = self
-        var ops: [PatchOp] = []
-        for op in inverse {
-            do throws(FoldError) {
-                _ = try board.step(op)
-            } catch where error.code == .conflict {
-                if case .test(let path, _) = op { return .conflict(path: path) }
-                throw error
-            } catch where op.name == "add" || op.name == "move" {
-                // The place it goes back to is gone (later removals): the same as a failed guard.
-                return .conflict(path: op.path)
-            }
-            if case .test = op { continue }
-            ops.append(op)
+        var (board, ops): (Board, [PatchOp])
+        switch try undoing(inverse) {
+        case .refused(let i): return .conflict(path: inverse[i].path)
+        case .done(let b, let o): (board, ops) = (b, o)
         }
         if board.mode == .single {
             let open = board.expandedIndices
@@ -51,6 +41,39 @@ extension Board {
             return .conflict(path: "/sections")
         }
         return .applied(board == self ? nil : Change(board: board, ops: ops))
+    }
+}
+
+/// An undo's operations stepped through on a copy of the board.
+enum UndoSteps {
+    /// The board after them, and those that are not `test`s.
+    case done(Board, [PatchOp])
+    /// The index of the first one refused.
+    case refused(at: Int)
+}
+
+extension Board {
+    /// Steps through an undo's operations; refused at the first `test` that
+    /// fails (or whose path is gone), `add` or `move` whose place is gone, or `add`
+    /// of a focus over one set since (the undo of a cleared focus finds the
+    /// focus absent, as its change left it, or stands aside).
+    func undoing(_ inverse: [PatchOp]) throws(FoldError) -> UndoSteps {
+        var board = self
+        var ops: [PatchOp] = []
+        for (i, op) in inverse.enumerated() {
+            if case .add(let path, _) = op, board.focus != nil, (try? Target(path, in: board, adding: true)) == .focus {
+                return .refused(at: i)
+            }
+            do throws(FoldError) {
+                _ = try board.step(op)
+            } catch where op.name == "test" || op.name == "add" || op.name == "move" {
+                // A guard that fails or finds nothing there; a place gone.
+                return .refused(at: i)
+            }
+            if case .test = op { continue }
+            ops.append(op)
+        }
+        return .done(board, ops)
     }
 }
 

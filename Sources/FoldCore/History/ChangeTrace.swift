@@ -1,101 +1,90 @@
-/// Follows one location of a board through later changes, to name the
-/// change that altered it (why an undo conflicts).
+/// Carries an undo over the changes made after its own: positions follow
+/// array insertions and removals, and each operation learns the latest
+/// change that touched what it addresses, to name it when a value no longer holds.
 public enum ChangeTrace {
     /// The rev of the first change in `later` (oldest first) that replaced,
     /// removed or moved what `path` designated; array insertions and
     /// removals before it only shift it.
     public static func firstTouching(_ path: String, in later: [(rev: Int, ops: [PatchOp])]) -> Int? {
-        guard case .touched(let rev) = trace(path, position: false, in: later) else { return nil }
-        return rev
-    }
-
-    /// Where a path stands after later changes, or the change that touched it.
-    enum Traced: Equatable {
-        case at(String)
-        case touched(rev: Int)
-    }
-
-    /// `position`: the path names a place to insert at (an undo's `add`), not
-    /// an element, so a removal right there only closes up behind it.
-    static func trace(_ path: String, position: Bool, in later: [(rev: Int, ops: [PatchOp])]) -> Traced {
-        guard var tokens = try? JSONPointer.tokens(path) else { return .at(path) }
+        guard var place = TracedPlace(element: path) else { return nil }
         for (rev, ops) in later {
-            for op in ops where touches(op, &tokens, position: position) { return .touched(rev: rev) }
+            for op in ops { place.follow(op, rev: rev) }
+            if place.changedBy != nil { return rev }
         }
-        return .at(JSONPointer.make(tokens))
+        return nil
     }
 
     /// An undo's operations (in the coordinates right after its change)
-    /// carried over later changes: their array indices shifted past
-    /// insertions and removals, or the first later change that altered what
-    /// one of them tests, replaces, removes or moves.
+    /// carried over later changes, their array indices shifted past
+    /// insertions and removals; refused only when what one of them
+    /// addresses was removed and not put back, naming the latest change
+    /// that touched it. Values are not judged: see `rebase(_:over:on:)`.
     public static func rebase(_ undo: [PatchOp], over later: [(rev: Int, ops: [PatchOp])]) -> Result<[PatchOp], RebaseConflict> {
-        var out: [PatchOp] = []
-        for op in undo {
-            func carry(_ p: String, position: Bool = false) throws(RebaseConflict) -> String {
-                switch trace(p, position: position, in: later) {
-                case .at(let q): return q
-                case .touched(let rev): throw RebaseConflict(rev: rev, path: p)
+        let carried = carry(undo, over: later)
+        if let c = lost(carried, undo) { return .failure(c) }
+        return .success(carried.map(\.op))
+    }
+
+    /// The undo carried over later changes, then judged by values on
+    /// `board` (the head): it is refused where one of its `test`s fails
+    /// there (or the place an `add` or `move` goes back to is gone, or a
+    /// focus was set since), naming the latest later change that touched
+    /// that path. A later change that left the value as the undone change
+    /// set it stands in no one's way. A refusal no later change explains
+    /// (the board is ahead of `later`) is left to `Board.reverting`.
+    public static func rebase(_ undo: [PatchOp], over later: [(rev: Int, ops: [PatchOp])], on board: Board) -> Result<[PatchOp], RebaseConflict> {
+        let carried = carry(undo, over: later)
+        if let c = lost(carried, undo) { return .failure(c) }
+        let ops = carried.map(\.op)
+        if case .refused(let i)? = try? board.undoing(ops), let rev = carried[i].changedBy {
+            return .failure(RebaseConflict(rev: rev, path: undo[i].path))
+        }
+        return .success(ops)
+    }
+
+    /// One undo operation carried: where it now applies, the latest later
+    /// change that touched what it addresses, and whether that is gone.
+    struct Carried {
+        var op: PatchOp
+        var changedBy: Int?
+        var lost: Bool
+    }
+
+    static func carry(_ undo: [PatchOp], over later: [(rev: Int, ops: [PatchOp])]) -> [Carried] {
+        undo.map { op in
+            // What an op reads or replaces is an element; where an `add` puts something, a position.
+            var from: TracedPlace?
+            var to: TracedPlace?
+            switch op {
+            case .test(let p, _), .replace(let p, _), .remove(let p): from = TracedPlace(element: p)
+            case .add(let p, _): to = TracedPlace(position: p)
+            case .move(let f, let p): (from, to) = (TracedPlace(element: f), TracedPlace(destination: p, movingFrom: f))
+            case .copy(let f, let p): (from, to) = (TracedPlace(element: f), TracedPlace(position: p))
+            }
+            for (rev, ops) in later {
+                for later in ops {
+                    from?.follow(later, rev: rev)
+                    to?.follow(later, rev: rev)
                 }
             }
-            do throws(RebaseConflict) {
-                switch op {
-                case .test(let p, let v): out.append(.test(path: try carry(p), value: v))
-                case .replace(let p, let v): out.append(.replace(path: try carry(p), value: v))
-                case .remove(let p): out.append(.remove(path: try carry(p)))
-                case .add(let p, let v): out.append(.add(path: try carry(p, position: true), value: v))
-                case .move(let f, let p): out.append(.move(from: try carry(f), path: try carry(p, position: true)))
-                case .copy(let f, let p): out.append(.copy(from: try carry(f), path: try carry(p, position: true)))
-                }
-            } catch {
-                return .failure(error)
+            let changedBy = [from?.changedBy, to?.changedBy].compactMap { $0 }.max()
+            let lost = from?.isLost == true || to?.isLost == true
+            let carried: PatchOp
+            switch op {
+            case .test(_, let v): carried = .test(path: from?.path ?? op.path, value: v)
+            case .replace(_, let v): carried = .replace(path: from?.path ?? op.path, value: v)
+            case .remove: carried = .remove(path: from?.path ?? op.path)
+            case .add(_, let v): carried = .add(path: to?.path ?? op.path, value: v)
+            case .move(let f, let p): carried = .move(from: from?.path ?? f, path: to?.destination(movingFrom: from) ?? p)
+            case .copy(let f, let p): carried = .copy(from: from?.path ?? f, path: to?.path ?? p)
             }
-        }
-        return .success(out)
-    }
-
-    /// True when `op` changes what `tokens` designates; else shifts `tokens` past it.
-    static func touches(_ op: PatchOp, _ tokens: inout [String], position: Bool = false) -> Bool {
-        func split(_ p: String) -> [String]? { try? JSONPointer.tokens(p) }
-        switch op {
-        case .test: return false
-        case .replace(let p, _):
-            guard let t = split(p) else { return false }
-            return isPrefix(t, of: tokens) || isPrefix(tokens, of: t)
-        case .add(let p, _), .copy(_, let p):
-            guard let t = split(p) else { return false }
-            if shift(&tokens, at: t, by: 1) { return false }
-            return isPrefix(t, of: tokens)
-        case .remove(let p):
-            guard let t = split(p) else { return false }
-            if position && t == tokens { return false }
-            if isPrefix(t, of: tokens) { return true }
-            _ = shift(&tokens, at: t, by: -1)
-            return false
-        case .move(let from, let p):
-            guard let f = split(from), let t = split(p) else { return false }
-            if isPrefix(f, of: tokens) { return true }
-            _ = shift(&tokens, at: f, by: -1)
-            if shift(&tokens, at: t, by: 1) { return false }
-            return isPrefix(t, of: tokens)
+            return Carried(op: carried, changedBy: changedBy, lost: lost)
         }
     }
 
-    /// An array element inserted (`by` 1) or removed (-1) at `at` moves
-    /// `tokens` when it addresses a later element of the same array.
-    static func shift(_ tokens: inout [String], at: [String], by delta: Int) -> Bool {
-        guard let last = at.last, at.count <= tokens.count, Array(tokens.prefix(at.count - 1)) == at.dropLast(),
-              let mine = JSONPointer.arrayIndex(tokens[at.count - 1]) else { return false }
-        let k = last == "-" ? Int.max : (JSONPointer.arrayIndex(last) ?? Int.max)
-        if delta > 0 ? k <= mine : k < mine {
-            tokens[at.count - 1] = String(mine + delta)
-            return true
-        }
-        return false
-    }
-
-    static func isPrefix(_ a: [String], of b: [String]) -> Bool {
-        a.count <= b.count && Array(b.prefix(a.count)) == a
+    private static func lost(_ carried: [Carried], _ undo: [PatchOp]) -> RebaseConflict? {
+        guard let i = carried.firstIndex(where: \.lost), let rev = carried[i].changedBy else { return nil }
+        return RebaseConflict(rev: rev, path: undo[i].path)
     }
 }
 

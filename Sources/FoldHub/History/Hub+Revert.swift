@@ -50,7 +50,7 @@ extension Hub {
             later.append((c.rev, ops))
         }
         let carried: [PatchOp]
-        switch ChangeTrace.rebase(inverse, over: later) {
+        switch ChangeTrace.rebase(inverse, over: later, on: head) {
         case .failure(let c):
             return refuse(.conflict, "change \(rev) cannot be undone: rev \(c.rev) changed \(c.path) since")
         case .success(let ops): carried = ops
