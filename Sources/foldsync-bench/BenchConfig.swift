@@ -16,6 +16,8 @@ struct BenchConfig: Sendable {
     var warmup = 1.0
     /// Bounded wait after the last send for stragglers.
     var grace = 2.0
+    /// Seconds every connection stays open and quiet after set-up, before the first change.
+    var hold = 0.0
     var batch = true
     var json = false
     var ramp = false
@@ -168,6 +170,8 @@ extension BenchConfig {
         BenchOption(key: "duration", value: "S", help: "measured seconds of sending (default 10)", apply: number(0.1...86_400) { $0.duration = $1 }),
         BenchOption(key: "warmup", value: "S", help: "unmeasured seconds of sending first (default 1)", apply: number(0...3_600) { $0.warmup = $1 }),
         BenchOption(key: "grace", value: "S", help: "longest wait for stragglers after the last send (default 2)", apply: number(0...600) { $0.grace = $1 }),
+        BenchOption(key: "hold", value: "S", help: "seconds to hold every connection open and quiet after set-up, before sending (default 0)",
+                    apply: number(0...3_600) { $0.hold = $1 }),
         BenchOption(key: "no-batch", value: "", help: "offer only foldsync.v1 (default offers foldsync.v1.batch first)") { c, _ in
             c.batch = false
             return nil

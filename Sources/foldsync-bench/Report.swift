@@ -15,6 +15,10 @@ struct Report {
     var phase: PhaseResult?
     var steps: [PhaseResult] = []
     var rampBest: PhaseResult?
+    /// How connections ended before the run did, by what the client saw
+    /// ("closed by the daemon" alone: no close frame came first).
+    var ends: [String: Int] = [:]
+    var closedSilently: Int { ends["closed by the daemon"] ?? 0 }
 
     var negotiatedText: String {
         negotiated.sorted { $0.value > $1.value }.map { "\($0.key) x\($0.value)" }.joined(separator: ", ")
@@ -55,6 +59,9 @@ extension Report {
             } else {
                 lines.append("no rate passed (complete delivery and p99 < 100 ms)")
             }
+        }
+        if !ends.isEmpty {
+            lines.append("ended early        " + ends.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: "; "))
         }
         if let pid = daemonPID {
             lines.append("daemon             pid \(pid)" + (daemonRSSAfterSetupMiB.map { ", RSS after set-up \(Self.f($0, 1)) MiB" } ?? "")
@@ -130,6 +137,8 @@ extension Report {
             ("subprotocol", .string(negotiated.max { $0.value < $1.value }?.key ?? "")),
             ("setup_seconds", .number(Self.f(setupSeconds, 3))), ("connect_failures", .number(String(connectFailures))),
         ]
+        fields.append(("ended_early", .object(JSONObject(ends.sorted { $0.key < $1.key }.map { ($0.key, .number(String($0.value))) }))))
+        fields.append(("closed_without_close_frame", .number(String(closedSilently))))
         if let pid = daemonPID { fields.append(("daemon_pid", .number(String(pid)))) }
         if let m = daemonRSSAfterSetupMiB { fields.append(("daemon_rss_after_setup_mib", .number(Self.f(m, 3)))) }
         if let phase {

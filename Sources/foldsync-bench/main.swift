@@ -98,6 +98,11 @@ guard bench.publisher.state == .open, bench.openSubscribers > 0 else {
 // Let the presence announcements of the crowd that just joined go out first.
 bench.drain(quietMs: 300, maxSeconds: 10)
 
+if config.hold > 0 {
+    // Quiet connections, as viewers sit between changes: pings and presence only.
+    bench.run(until: { false }, deadlineNs: System.nowNs() + UInt64(config.hold * 1e9))
+}
+
 if config.ramp {
     bench.warmUp(rate: 50, seconds: max(config.warmup, 0.5))
     let (steps, best) = bench.ramp(daemon: daemon) { say(Report.stepLine($0), json: config.json) }
@@ -108,6 +113,7 @@ if config.ramp {
     report.phase = bench.measure(rate: config.rate, seconds: config.duration, daemon: daemon)
 }
 
+report.ends = bench.failureReasons
 say(config.json ? report.json : report.text, json: false)
 let ok = report.phase.map { $0.complete } ?? (report.rampBest != nil)
 exit(ok ? 0 : 3)

@@ -62,7 +62,7 @@ final class HubHarness {
                 }
             }
         case .resync(let id, let frames): queues[id] = frames
-        case .close(let id, let code, let reason, _, _): closes[id] = (code, reason)
+        case .close(let id, let code, let reason, _, _, _): closes[id] = (code, reason)
         case .commit(let batch):
             commits.append(batch)
             if autoCommit { finishCommits() }

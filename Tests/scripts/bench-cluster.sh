@@ -26,13 +26,11 @@ repeat="${REPEAT:-3}"
 duration="${DURATION:-10}"
 limits=(--max-actions-per-second 1000000 --action-burst 1000000)
 
-pgbin="$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)"
 pgdir="$(mktemp -d /tmp/foldsync-bench-pg.XXXXXX)"
-as_pg() { if [[ "$(id -u)" == 0 ]]; then runuser -u postgres -- "$@"; else "$@"; fi; }
 pids=()
 cleanup() {
     for p in "${pids[@]}"; do kill -KILL "$p" 2>/dev/null || true; done
-    as_pg "$pgbin/pg_ctl" -D "$pgdir/data" -m immediate -w stop >/dev/null 2>&1 || true
+    stop_postgres "$pgdir"
     rm -rf "$pgdir"
     [[ "${QUIET:-1}" == 0 ]] || rm -f /tmp/foldsync-quiet
 }
@@ -48,11 +46,7 @@ if [[ "${QUIET:-1}" != 0 ]]; then
     echo "quiet window from $(date -u +%H:%M:%S) UTC: $(uptime)" | tee -a "$out/conditions.txt" >&2
 fi
 
-[[ "$(id -u)" == 0 ]] && chown postgres:postgres "$pgdir"
-pgport="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
-as_pg "$pgbin/initdb" -D "$pgdir/data" -A trust -U postgres -E UTF8 --no-locale >/dev/null
-as_pg "$pgbin/pg_ctl" -D "$pgdir/data" -l "$pgdir/pg.log" -w \
-    -o "-c listen_addresses=127.0.0.1 -c port=$pgport -c unix_socket_directories=$pgdir -c max_connections=200" start >/dev/null
+start_postgres "$pgdir"
 echo "postgresql $("$pgbin/postgres" --version | awk '{print $3}') on 127.0.0.1:$pgport, synchronous_commit on, fsync on" >> "$out/conditions.txt"
 dbs=0
 

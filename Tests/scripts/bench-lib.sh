@@ -18,3 +18,18 @@ listening_port() {
     done
     echo "$port"
 }
+
+# start_postgres DIR: a PostgreSQL server of its own in DIR (initdb, loopback,
+# a free port, fsync on, trust auth); sets pgport. Stop it with
+# stop_postgres DIR. As root the server runs as the postgres user.
+pgbin="$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)"
+as_pg() { if [[ "$(id -u)" == 0 ]]; then runuser -u postgres -- "$@"; else "$@"; fi; }
+start_postgres() {
+    local dir=$1
+    [[ "$(id -u)" == 0 ]] && chown postgres:postgres "$dir"
+    pgport="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+    as_pg "$pgbin/initdb" -D "$dir/data" -A trust -U postgres -E UTF8 --no-locale >/dev/null
+    as_pg "$pgbin/pg_ctl" -D "$dir/data" -l "$dir/pg.log" -w \
+        -o "-c listen_addresses=127.0.0.1 -c port=$pgport -c unix_socket_directories=$dir -c max_connections=200" start >/dev/null
+}
+stop_postgres() { as_pg "$pgbin/pg_ctl" -D "$1/data" -m immediate -w stop >/dev/null 2>&1 || true; }

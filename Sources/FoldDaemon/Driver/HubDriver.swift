@@ -71,8 +71,8 @@ final class HubDriver {
             guard let c = server.connection(id) else { return }
             c.discardQueued()
             for f in frames { c.send(OutFrame(f)) }
-        case .close(let id, let code, let reason, let flush, let deadline):
-            server.connection(id)?.close(code: code, reason: reason, flush: flush, deadlineSeconds: deadline)
+        case .close(let id, let code, let reason, let cause, let flush, let deadline):
+            server.connection(id)?.close(code: code, reason: reason, cause: cause, flush: flush, deadlineSeconds: deadline)
         case .commit(let batch): committer.submit(batch)
         case .probe: committer.probe()
         case .respond(let exchange, let reply): server.respond(exchange, reply)
@@ -81,7 +81,8 @@ final class HubDriver {
             let t = server.counters, w = server.writeCounts
             let text = hub.metricsText(transport: TransportFigures(
                 closedTooLarge: t.closedTooLarge, closedBinary: t.closedBinary, incompleteHandshakes: t.incompleteHandshakes,
-                writes: w.writes, messagesWritten: w.messages, sendSubmissions: w.submissions, shortWrites: w.short), store: storeFigures())
+                writes: w.writes, messagesWritten: w.messages, sendSubmissions: w.submissions, shortWrites: w.short, closes: t.closes,
+                refusedAtDescriptorLimit: t.refusedAtDescriptorLimit, refusedPastDescriptorTable: t.refusedPastDescriptorTable), store: storeFigures())
             server.respond(exchange, HTTPResponse(status: 200, contentType: "text/plain; version=0.0.4; charset=utf-8", body: Array(text.utf8)))
         case .wakeAt(let t): wake(at: t)
         case .reloaded(let report): reloaded(report)

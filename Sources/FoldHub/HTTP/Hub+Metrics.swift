@@ -1,3 +1,5 @@
+import FoldCore
+
 extension Hub {
     /// The Prometheus text exposition format, version 0.0.4.
     public func metricsText(transport t: TransportFigures, store: StoreFigures = StoreFigures()) -> String {
@@ -32,6 +34,12 @@ extension Hub {
         metric("foldsync_ws_short_writes_total", "counter", "Writes a socket took only part of; lws holds the rest and sends it first.", t.shortWrites)
         labelled("foldsync_transport_closes_total", "Connections the transport dropped by itself, by reason.", "reason", [
             ("message-too-large", t.closedTooLarge), ("binary-frame", t.closedBinary), ("incomplete-handshake", t.incompleteHandshakes),
+        ])
+        labelled("foldsync_connections_closed_total",
+                 "WebSocket connections ended, by reason, each once: they add up to connections_opened_total minus connections.",
+                 "reason", CloseCause.allCases.map { ($0.rawValue, t.closes[$0] ?? 0) })
+        labelled("foldsync_connections_refused_total", "Connections refused for want of descriptors, by where.", "reason", [
+            ("descriptor-limit", t.refusedAtDescriptorLimit), ("descriptor-table-full", t.refusedPastDescriptorTable),
         ])
         labelled("foldsync_limit_hits_total", "Messages refused by a per-connection limit, by limit.", "limit", sorted(m.limitHits))
         metric("foldsync_auth_failures_total", "counter", "Tokens presented that matched none.", m.authFailures)

@@ -1,3 +1,5 @@
+import FoldCore
+
 /// Counters for `/metrics`, kept by the hub.
 public struct Metrics: Sendable {
     public var connectionsOpened = 0
@@ -40,9 +42,19 @@ public struct TransportFigures: Sendable {
     public var sendSubmissions = 0
     /// Writes the socket took only part of (lws holds and sends the rest).
     public var shortWrites = 0
+    /// WebSocket connections that ended, by cause (each once).
+    public var closes: [CloseCause: Int] = [:]
+    /// Connections refused for want of descriptors: a 503 at the upgrade,
+    /// and sockets lws closed unanswered past its table.
+    public var refusedAtDescriptorLimit = 0
+    public var refusedPastDescriptorTable = 0
 
     public init(closedTooLarge: Int = 0, closedBinary: Int = 0, incompleteHandshakes: Int = 0, writes: Int = 0, messagesWritten: Int = 0,
-                sendSubmissions: Int = 0, shortWrites: Int = 0) {
+                sendSubmissions: Int = 0, shortWrites: Int = 0, closes: [CloseCause: Int] = [:],
+                refusedAtDescriptorLimit: Int = 0, refusedPastDescriptorTable: Int = 0) {
+        self.closes = closes
+        self.refusedAtDescriptorLimit = refusedAtDescriptorLimit
+        self.refusedPastDescriptorTable = refusedPastDescriptorTable
         self.closedTooLarge = closedTooLarge
         self.closedBinary = closedBinary
         self.incompleteHandshakes = incompleteHandshakes

@@ -55,7 +55,7 @@ extension Hub {
     func authExpired(_ id: UInt64) {
         guard sessions[id] != nil else { return }
         metrics.authTimeouts += 1
-        emit(.close(id: id, code: .policyViolation, reason: "no valid token within \(config.authTimeout)s", flush: true, deadlineSeconds: 2))
+        emit(.close(id: id, code: .policyViolation, reason: "no valid token within \(config.authTimeout)s", cause: .authTimeout, flush: true, deadlineSeconds: 2))
     }
 
     /// May this session do `p` on `board`? Everyone may when no token is configured.

@@ -31,6 +31,6 @@ extension Hub {
         guard let s = sessions[id] else { return }
         metrics.slowClosed += 1
         logger.info("closing \(s.name): it has not read for \(config.slowClientSeconds)s")
-        emit(.close(id: id, code: .policyViolation, reason: "not reading; resync failed", flush: false, deadlineSeconds: 2))
+        emit(.close(id: id, code: .policyViolation, reason: "not reading; resync failed", cause: .slowClient, flush: false, deadlineSeconds: 2))
     }
 }

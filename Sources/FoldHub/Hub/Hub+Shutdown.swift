@@ -29,13 +29,26 @@ extension Hub {
         if phase == .draining && pipeline.isIdle && reads.isEmpty {
             phase = .closing
             for id in sessions.keys.sorted() {
-                emit(.close(id: id, code: .goingAway, reason: "server shutdown", flush: true, deadlineSeconds: 5))
+                emit(.close(id: id, code: .goingAway, reason: "server shutdown", cause: .shutdown, flush: true, deadlineSeconds: 5))
             }
         }
         if phase == .closing && sessions.isEmpty { stop() }
     }
 
-    /// The end, whoever is still there (the timeout passed).
+    /// The shutdown timeout passed. Clients not yet told (writes were still
+    /// pending: the store did not finish) hear 1011 now, and the loop stops a
+    /// moment later, so the close frames leave before the sockets do.
+    func shutdownTimedOut() {
+        guard phase == .draining else { return stop() }
+        phase = .closing
+        let reason = "server stopping with \(pipeline.waiting) writes unfinished"
+        for id in sessions.keys.sorted() {
+            emit(.close(id: id, code: .internalError, reason: reason, cause: .internalError, flush: false, deadlineSeconds: 1))
+        }
+        arm(.shutdown, at: now.adding(seconds: 1))
+    }
+
+    /// The end, whoever is still there.
     func stop() {
         guard phase != .stopped else { return }
         phase = .stopped

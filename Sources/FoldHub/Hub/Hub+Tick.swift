@@ -7,7 +7,7 @@ extension Hub {
             case .stall(let id): stallExpired(id)
             case .presence(let board): presenceDue(board)
             case .probe: emit(.probe)
-            case .shutdown: stop()
+            case .shutdown: shutdownTimedOut()
             case .watchdog: feedWatchdog()
             case .status: refreshStatus()
             }

@@ -11,9 +11,10 @@ public enum HubEffect {
     /// Drop what the connection has queued and not written, then queue these
     /// (snapshots that cover what was dropped).
     case resync(id: UInt64, frames: [[UInt8]])
-    /// Close with a WebSocket close code. `flush`: after what is queued;
-    /// `deadlineSeconds` bounds a peer that never reads.
-    case close(id: UInt64, code: CloseCode, reason: String, flush: Bool, deadlineSeconds: Int32)
+    /// Close with a WebSocket close code, counted in `/metrics` under
+    /// `cause`. `flush`: after what is queued; `deadlineSeconds` bounds a
+    /// peer that never reads.
+    case close(id: UInt64, code: CloseCode, reason: String, cause: CloseCause, flush: Bool, deadlineSeconds: Int32)
     /// Hand the batch to the store (off the event loop); answer with `committed`.
     case commit(SealedBatch)
     /// Ask the store whether it accepts writes again; answer with `committed(.probed)`.

@@ -53,7 +53,8 @@ final class LWSContext {
     /// A retry and idle policy: lws pings a connection silent for
     /// `pingSeconds` and drops one silent for `hangupSeconds` (kept above the
     /// ping, or no ping could save it). lws needs a non-NULL retry table even
-    /// when it is used for these timers only.
+    /// when it is used for these timers only. `pingSeconds` 0 turns lws'
+    /// validity timers off (the server's own keep-alive replaces them).
     func retryPolicy(pingSeconds: Int, hangupSeconds: Int, retryMs: UInt32 = 1000) -> UnsafePointer<lws_retry_bo_t> {
         let steps = UnsafeMutablePointer<UInt32>.allocate(capacity: 1)
         steps.initialize(to: retryMs)
@@ -63,7 +64,7 @@ final class LWSContext {
         r.retry_ms_table_count = 1
         r.conceal_count = 0
         r.secs_since_valid_ping = UInt16(clamping: pingSeconds)
-        r.secs_since_valid_hangup = UInt16(clamping: max(hangupSeconds, pingSeconds + 1))
+        r.secs_since_valid_hangup = pingSeconds == 0 ? 0 : UInt16(clamping: max(hangupSeconds, pingSeconds + 1))
         let policy = UnsafeMutablePointer<lws_retry_bo_t>.allocate(capacity: 1)
         policy.initialize(to: r)
         policies.append(policy)

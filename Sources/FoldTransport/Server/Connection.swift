@@ -20,6 +20,15 @@ public final class Connection {
     /// The close frame to send; the code as its number, which is what
     /// `CorkedWriter` hands to lws.
     var closeRequest: (code: UInt16, reason: String)?
+    /// Why the daemon ended it, once it decided to (counted at the end).
+    var closeCause: CloseCause?
+    /// Keep-alive (see `KeepAlive`): when the peer was last heard from, and
+    /// when a PING went out since (0: none); `pingDue` until lws has written it.
+    var lastHeardNs: UInt64
+    var pingSentNs: UInt64 = 0
+    var pingDue = false
+    /// A write the socket refused: the peer is gone.
+    var writeFailed = false
     /// The message being reassembled from fragments.
     var rx: [UInt8] = []
     /// Pacing (see `WritePacer`): when the last write happened, the arrival
@@ -62,6 +71,14 @@ public final class Connection {
         self.batching = batching
         self.peer = peer
         self.upgradeHeaders = upgradeHeaders
+        lastHeardNs = WritePacer.now()
+    }
+
+    /// Something arrived from the peer (a message, a PONG): it is alive.
+    @inline(__always)
+    func heard(now: UInt64) {
+        lastHeardNs = now
+        pingSentNs = 0
     }
 
     public func forgetUpgradeHeaders() { upgradeHeaders = [:] }
@@ -91,12 +108,14 @@ public final class Connection {
     }
 
     /// Sends a close frame after what is queued (or at once when `flush` is
-    /// false), then drops the connection. `deadlineSeconds` bounds a peer that
-    /// never reads: lws then drops it without ceremony.
-    public func close(code: CloseCode, reason: String, flush: Bool = true, deadlineSeconds: Int32 = 5) {
+    /// false), then drops the connection; `/metrics` counts it under
+    /// `cause`. `deadlineSeconds` bounds a peer that never reads: lws then
+    /// drops it without ceremony.
+    public func close(code: CloseCode, reason: String, cause: CloseCause, flush: Bool = true, deadlineSeconds: Int32 = 5) {
         guard closeRequest == nil else { return }
         if !flush { queue.removeAll() }
         closeRequest = (code.rawValue, String(reason.utf8.prefix(120)) ?? "")
+        closeCause = cause
         lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, deadlineSeconds)
         writerRef._withUnsafeGuaranteedRef { $0.request(self) }
     }

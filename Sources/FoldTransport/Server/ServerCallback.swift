@@ -44,12 +44,18 @@ private func dispatch(
         // Past CONFIRM_UPGRADE already (which answers 503 then); a last guard.
         return server.stopping || server.refuseNewConnections ? .refuse : .proceed
     case LWS_CALLBACK_ESTABLISHED:
-        guard let pss else { return .hangUp }
+        guard let pss else { return WebServer.closeNow(wsi, .internalError, "no session data") }
         server.established(wsi, pss)
         return .proceed
     case LWS_CALLBACK_RECEIVE:
-        guard let pss, let c = server.connections[pss.pointee.id] else { return .hangUp }
+        // A connection the server does not know is its own failure: 1011, not a silent drop.
+        guard let pss, let c = server.connections[pss.pointee.id] else {
+            return WebServer.closeNow(wsi, .internalError, "connection unknown to the server")
+        }
         return server.receive(c, input, len)
+    case LWS_CALLBACK_RECEIVE_PONG:
+        if let pss, let c = server.connections[pss.pointee.id] { c.heard(now: WritePacer.now()) }
+        return .proceed
     case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
         // lws answers the close itself; no data frame may follow it.
         if let pss, let c = server.connections[pss.pointee.id] { c.peerClosing = true }
@@ -59,6 +65,7 @@ private func dispatch(
         return CallbackResult(rawValue: server.writer.writeable(c))
     case LWS_CALLBACK_CLOSED:
         if let pss, let c = server.forget(pss.pointee.id) {
+            server.countClose(c)
             c.closed = true
             server.writer.closed(c)
             server.delegate?.closed(c)

@@ -12,6 +12,9 @@ extension WebServer {
         let refusal: HTTPResponse?
         if stopping || refuseNewConnections {
             refusal = Self.errorResponse(503, "unavailable", "the daemon is shutting down")
+        } else if Int(lws_get_socket_fd(wsi)) >= upgradeDescriptorCeiling {
+            counters.refusedAtDescriptorLimit += 1
+            refusal = Self.errorResponse(503, "unavailable", "the daemon is at its descriptor limit; try again later")
         } else if path != "/ws" {
             refusal = Self.errorResponse(404, "not_found", "WebSocket connections are served at /ws")
         } else {

@@ -1,5 +1,6 @@
 import CLibWebSockets
 import FoldCore
+import Glibc
 
 /// The WebSocket half of the callbacks: a connection opens, a message arrives. Service thread.
 extension WebServer {
@@ -24,13 +25,14 @@ extension WebServer {
 
     func receive(_ c: Connection, _ input: UnsafeMutableRawPointer?, _ len: Int) -> CallbackResult {
         let wsi = c.wsi
+        c.heard(now: WritePacer.now())
         if lws_frame_is_binary(wsi) != 0 {
             counters.closedBinary += 1
-            return closeNow(wsi, .unsupportedData, "binary frames are not accepted")
+            return closeNow(c, .unsupportedData, "binary frames are not accepted", cause: .binaryFrame)
         }
         if c.rx.count + len > config.maxMessageBytes {
             counters.closedTooLarge += 1
-            return closeNow(wsi, .messageTooBig, "message over \(config.maxMessageBytes) bytes")
+            return closeNow(c, .messageTooBig, "message over \(config.maxMessageBytes) bytes", cause: .messageTooLarge)
         }
         let whole = lws_is_final_fragment(wsi) != 0 && lws_remaining_packet_payload(wsi) == 0
         if whole && c.rx.isEmpty {
@@ -51,9 +53,34 @@ extension WebServer {
 
     /// Closes from inside this connection's own callback: the close frame
     /// is queued, and the callback's `.hangUp` makes lws send it and go.
-    func closeNow(_ wsi: OpaquePointer, _ code: CloseCode, _ reason: String) -> CallbackResult {
+    func closeNow(_ c: Connection, _ code: CloseCode, _ reason: String, cause: CloseCause) -> CallbackResult {
+        c.closeCause = cause
+        return Self.closeNow(c.wsi, code, reason)
+    }
+
+    static func closeNow(_ wsi: OpaquePointer, _ code: CloseCode, _ reason: String) -> CallbackResult {
         var bytes = Array(reason.utf8.prefix(120))
         lws_close_reason(wsi, code.lws, &bytes, bytes.count)
         return .hangUp
+    }
+
+    /// A connection lws is closing: counted once, under the cause the daemon
+    /// gave, or else what the connection shows (see `CloseCause`).
+    func countClose(_ c: Connection) {
+        let cause = c.closeCause ?? (c.peerClosing ? .peerClosed : c.writeFailed ? .peerGone
+            : Self.peerHasGone(socket: lws_get_socket_fd(c.wsi)) ? .peerGone : .transport)
+        counters.closes[cause, default: 0] += 1
+    }
+
+    /// Whether the peer ended the stream or reset it: the socket reads as
+    /// end of stream or fails (lws still holds it open while it says CLOSED).
+    /// A socket with nothing to read yet, or data waiting, has a live peer.
+    static func peerHasGone(socket fd: Int32) -> Bool {
+        guard fd >= 0 else { return true }
+        var byte: UInt8 = 0
+        let n = recv(fd, &byte, 1, Int32(MSG_PEEK) | Int32(MSG_DONTWAIT))
+        if n == 0 { return true }
+        if n < 0 { return errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR }
+        return false
     }
 }

@@ -51,6 +51,11 @@ public final class WebServer {
     /// were accepted (see ServerCallback and `sweepHandshakes`).
     var unannounced: [OpaquePointer: UInt64] = [:]
     var handshakeSweepArmed = false
+    /// Descriptors at or above this are refused at the upgrade with a 503 (see `start`).
+    var upgradeDescriptorCeiling = Int.max
+    /// `LWSLog.pastTable` as last reported, and when (see `reportRefusals`).
+    var reportedPastTable = 0
+    var lastRefusalReportNs: UInt64 = 0
     /// What the transport refused on its own, for `/metrics`.
     public internal(set) var counters = TransportCounters()
     var exchanges: [UInt64: HTTPState] = [:]
@@ -131,7 +136,7 @@ public final class WebServer {
 
     /// Creates the context and binds. Call on the thread that will call `run()`.
     public func start() throws(TransportError) {
-        lws_set_log_level(logger.level >= .debug ? Int32(LLL_ERR | LLL_WARN) : Int32(LLL_ERR), nil)
+        LWSLog.install(level: logger.level >= .debug ? Int32(LLL_ERR | LLL_WARN) : Int32(LLL_ERR))
         let fdLimit = DescriptorLimit.raise()
 
         // Three names, one callback: a client without a subprotocol lands on
@@ -152,7 +157,8 @@ public final class WebServer {
             p.id = UInt32(i)
             return p
         })
-        let policy = lws.retryPolicy(pingSeconds: config.pingSeconds, hangupSeconds: config.hangupSeconds)
+        // lws' validity timers off: the keep-alive sweep does their work (see `KeepAlive`).
+        let policy = lws.retryPolicy(pingSeconds: 0, hangupSeconds: 0)
 
         var info = lws_context_creation_info()
         var options = UInt64(LWS_SERVER_OPTION_EXPLICIT_VHOSTS) | UInt64(LWS_SERVER_OPTION_VALIDATE_UTF8)
@@ -174,6 +180,10 @@ public final class WebServer {
         // past its table cleanly, and the reserve stays free for everything else.
         // (A small limit keeps at least a quarter of it in reserve.)
         let reserved = fdLimit - min(config.fdReserve, max(fdLimit / 4, 1))
+        // Upgrades on descriptors this high get a 503 (`confirmUpgrade`), so
+        // lws' silent refusals past its table are left for a storm of more
+        // handshakes at once than this margin.
+        upgradeDescriptorCeiling = reserved - min(64, max(reserved / 8, 1))
         DescriptorLimit.setSoft(reserved)
         let created = lws.create(&info)
         DescriptorLimit.setSoft(fdLimit)
@@ -211,7 +221,7 @@ public final class WebServer {
         guard let ctx = context else { return }
         timers.start()
         defer { timers.stop() }
-        if config.eventLoop == .libev { heartbeat() }
+        everySecond()
         if config.eventLoop == .poll {
             while !stopping, lws_service(ctx, 0) >= 0 {}
         } else {
@@ -220,6 +230,9 @@ public final class WebServer {
             _ = lws_service(ctx, 0)
         }
         lws.destroy()
+        // /metrics goes with the process; the journal keeps the last count.
+        let ends = CloseCause.allCases.compactMap { c in counters.closes[c].map { "\(c.rawValue) \($0)" } }
+        logger.info("connections closed: \(ends.isEmpty ? "none" : ends.joined(separator: ", "))")
     }
 
     /// Ends `run()` on the next turn. Service thread.
@@ -240,16 +253,19 @@ public final class WebServer {
         timers.schedule(afterMicroseconds: us, body)
     }
 
-    /// libev only: lws' own timers (ping/pong validity, its timeouts) share
-    /// one ev_timer that 4.1.6 cannot move earlier while it runs (see
-    /// ServiceTimers), so a dead peer could outlive its hang-up time by
-    /// whatever later timer was armed first. Every fd event makes lws run its
-    /// due timers in libev's idle pass, so a wake-up once a second keeps them
-    /// within a second of their time. One wake-up for the whole daemon, not
-    /// one per connection.
-    private func heartbeat() {
+    /// Once a second: the keep-alive sweep and the refusals' report. One
+    /// wake-up for the whole daemon, not one timer per connection.
+    ///
+    /// It also serves libev: lws' own timers (its timeouts) share one
+    /// ev_timer that 4.1.6 cannot move earlier while it runs (see
+    /// ServiceTimers), and every fd event makes lws run its due timers in
+    /// libev's idle pass, so this wake-up keeps them within a second of their time.
+    private func everySecond() {
         guard !stopping else { return }
-        schedule(afterMicroseconds: 1_000_000) { [weak self] in self?.heartbeat() }
+        let now = WritePacer.now()
+        sweepKeepAlive(now: now)
+        reportRefusals(now: now)
+        schedule(afterMicroseconds: 1_000_000) { [weak self] in self?.everySecond() }
     }
 
     /// An lws timer, for what must run outside any wsi callback (destroying

@@ -150,6 +150,7 @@ final class CorkedWriter {
 
     /// Not inside this connection's callback: lws drops it on its next turn.
     private func drop(_ c: Connection) {
+        c.writeFailed = true
         lws_set_timeout(c.wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC)
     }
 
@@ -176,6 +177,7 @@ final class CorkedWriter {
         c.awaiting = false
         // lws is answering the peer's close: no data frame may follow it.
         if c.peerClosing { return 0 }
+        if c.pingDue && c.closeRequest == nil { return ping(c) }
         if c.queue.isEmpty {
             guard let close = c.closeRequest else { return 0 }
             var bytes = Array(close.reason.utf8)
@@ -183,9 +185,37 @@ final class CorkedWriter {
             return -1
         }
         if c.deferred { return 0 }
-        if write(c, now: WritePacer.now(), batch: nil) != .written { return -1 }
+        if write(c, now: WritePacer.now(), batch: nil) != .written {
+            c.writeFailed = true
+            return -1
+        }
         afterWrite(c)
         return 0
+    }
+
+    /// The keep-alive's PING (see `KeepAlive`), through lws, which frames
+    /// control messages itself; here in WRITEABLE lws holds nothing unsent,
+    /// so it cannot cut into a frame of ours. What is queued follows on the
+    /// next WRITEABLE. Never empty: lws 4.1.6 does not report an empty PONG
+    /// (`LWS_CALLBACK_RECEIVE_PONG`), and the echo is how the peer is heard.
+    private func ping(_ c: Connection) -> Int32 {
+        c.pingDue = false
+        let payload = (scratch + pre).assumingMemoryBound(to: UInt8.self)
+        payload[0] = 0x66  // "f"
+        payload[1] = 0x73  // "s"
+        if lws_write(c.wsi, payload, 2, LWS_WRITE_PING) < 0 {
+            c.writeFailed = true
+            return -1
+        }
+        if !c.queue.isEmpty { request(c) }
+        return 0
+    }
+
+    /// Asks for a WRITEABLE callback to send the keep-alive's PING.
+    func schedulePing(_ c: Connection) {
+        guard !c.closed, !c.peerClosing, c.closeRequest == nil else { return }
+        c.pingDue = true
+        request(c)
     }
 
     /// Asks lws for a WRITEABLE callback (once per connection at a time).
