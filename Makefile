@@ -18,7 +18,7 @@ PACKAGE_TOOLS = debhelper dpkg-dev lintian debootstrap binutils curl python3 uti
 LISTEN ?= 127.0.0.1:7681
 DB ?= ./foldsync.db
 
-.PHONY: deps test-deps package-deps build release static deb package-test run test fuzz sanitize-core bench-core web-test web-unit strict-client-test bench-smoke clean install uninstall
+.PHONY: deps test-deps package-deps build release static deb package-test run test fuzz sanitize-core bench-core web-test web-unit strict-client-test bench-smoke cluster-viewers-test clean install uninstall
 
 # Installs the C libraries (Debian packages) when any is missing.
 deps:
@@ -70,6 +70,7 @@ test: test-deps
 	$(MAKE) sanitize-core
 	$(MAKE) fuzz
 	BUILD=0 Tests/scripts/bench-smoke.sh
+	$(MAKE) cluster-viewers-test
 	$(MAKE) strict-client-test
 	$(MAKE) web-test
 	$(MAKE) package-test
@@ -93,6 +94,13 @@ fuzz:
 # What one fold costs the core (figures only, never part of `make test`).
 bench-core:
 	Tests/bench/core/run.sh
+
+# Viewers that vanish at scale (issue 28): 3 daemons on one PostgreSQL, 19,000
+# quiet viewers each from three foldsync-bench processes, then changes: no
+# connection may end without a close frame, none may miss a change, and the
+# close reasons in /metrics must add up (release build, about 3 minutes).
+cluster-viewers-test: test-deps
+	Tests/scripts/cluster-viewers.sh
 
 # Refused WebSocket upgrades read by a strict RFC 6455 client (Python's
 # websockets, pip-installed into .build/strict-venv; needs python3-venv).
