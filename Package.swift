@@ -3,7 +3,7 @@ import PackageDescription
 
 /// Targets are the architecture: FoldCore is pure and everything points at it;
 /// FoldHub (the hub's state machine) is pure too and sees only FoldCore;
-/// FoldTransport alone imports libwebsockets (and liburing for its writes), FoldStore alone imports SQLite,
+/// FoldTransport alone imports libwebsockets, FoldStore alone imports SQLite,
 /// FoldPostgres alone libpq, FoldCrypto alone OpenSSL;
 /// FoldDaemon drives the hub over them; the executables are thin.
 /// The fan-out's targets skip Swift's run-time exclusivity checks in release
@@ -24,12 +24,6 @@ let package = Package(
         .systemLibrary(
             name: "CLibWebSockets", pkgConfig: "libwebsockets",
             providers: [.apt(["libwebsockets-dev"])]),
-        // io_uring, for submitting a fan-out's socket writes in one system call;
-        // Swift sees it only through CURingShim's plain functions.
-        .systemLibrary(
-            name: "CURing", pkgConfig: "liburing",
-            providers: [.apt(["liburing-dev"])]),
-        .target(name: "CURingShim", dependencies: ["CURing"]),
         .systemLibrary(
             name: "CLibPQ", pkgConfig: "libpq",
             providers: [.apt(["libpq-dev"])]),
@@ -45,7 +39,7 @@ let package = Package(
         // wcwidth and the terminal size for the terminal client.
         .systemLibrary(name: "CTerminal"),
         .target(name: "FoldCore"),
-        .target(name: "FoldTransport", dependencies: ["FoldCore", "CLibWebSockets", "CURingShim"], swiftSettings: hotPath),
+        .target(name: "FoldTransport", dependencies: ["FoldCore", "CLibWebSockets"], swiftSettings: hotPath),
         .target(name: "FoldStore", dependencies: ["FoldCore", "CSQLite"]),
         // Token hashing (SHA-256) and constant-time comparison from OpenSSL.
         .target(name: "FoldCrypto", dependencies: ["FoldCore", "CCrypto"]),

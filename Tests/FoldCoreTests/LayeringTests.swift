@@ -43,7 +43,7 @@ import Testing
     }
 
     @Test(arguments: [("CSQLite", "FoldStore"), ("CCrypto", "FoldCrypto"), ("CLibWebSockets", "FoldTransport"),
-                      ("CLibPQ", "FoldPostgres"), ("CURingShim", "FoldTransport")])
+                      ("CLibPQ", "FoldPostgres")])
     func oneImporterPerCLibrary(module: String, owner: String) throws {
         let importers = Set(try Self.imports().filter { $0.module == module }.map(\.target))
         #expect(importers == [owner])

@@ -11,7 +11,6 @@
 #
 #   Tests/scripts/bench-peer.sh [scenario...]      REPEAT=3 OUT=bench-results-peer
 #   SERVERS="foldsyncd uws foldsyncd-poll" ...     (add the poll() loop to the rotation)
-#   SERVERS="foldsyncd foldsyncd-uring uws" ...    (io_uring on: one submission per fan-out)
 #   BASELINE=/path/to/old/foldsyncd SERVERS="baseline foldsyncd uws" ...  (an earlier build, for before/after)
 #   Tests/scripts/bench-peer-summary.py OUT        (the table; the script prints it at the end)
 #   DISK_SECONDS=20                                (the disk's flush alone before and after; 0 skips)
@@ -48,10 +47,9 @@ disk_flush before
 start_server() {  # start_server KIND DIR -> sets pid, port
     local kind=$1 dir=$2
     case "$kind" in
-        foldsyncd|foldsyncd-poll|foldsyncd-uring|baseline)
+        foldsyncd|foldsyncd-poll|baseline)
             local loop=() exe="$bin/foldsyncd"
             [[ $kind == foldsyncd-poll ]] && loop=(--event-loop poll)
-            [[ $kind == foldsyncd-uring ]] && loop=(--io-uring on)
             [[ $kind == baseline ]] && exe="$BASELINE"
             taskset -c 0 "$exe" --listen 127.0.0.1:0 --db "$dir/b.db" \
                 --max-actions-per-second 1000000 --action-burst 1000000 "${loop[@]}" >"$dir/s.log" 2>&1 &

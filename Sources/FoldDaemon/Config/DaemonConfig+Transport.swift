@@ -13,7 +13,6 @@ extension DaemonConfig {
         t.pingSeconds = pingSeconds
         t.hangupSeconds = 2 * pingSeconds
         t.coalesceMs = coalesceMs
-        t.ioUring = ioUring
         t.handshakeTimeout = handshakeTimeout
         t.tlsCert = tlsCert
         t.tlsKey = tlsKey

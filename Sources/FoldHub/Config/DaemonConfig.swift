@@ -22,9 +22,9 @@ public struct DaemonConfig: Sendable, Equatable {
     public var coalesceMs = 20
     /// Seconds a client has to finish its request or handshake.
     public var handshakeTimeout = 10
-    /// Submit each service turn's socket writes together through io_uring
-    /// (one system call per fan-out). Off by default: on loopback it costs
-    /// the server's core more than a `send` each (docs/PERFORMANCE.md).
+    /// Read and kept only so that a configuration written for 0.1 still
+    /// loads: io_uring is gone (it measured worse than a `send` each and made
+    /// every build and install need liburing).
     public var ioUring = false
     /// PEM certificate and key: with both, the port serves https:// and wss://.
     public var tlsCert = ""

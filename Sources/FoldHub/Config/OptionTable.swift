@@ -26,7 +26,7 @@ public enum OptionTable {
         .string("event-loop", "LOOP", "libev, libuv or poll", live: false, \.eventLoop) { v in
             eventLoops.contains(v) ? nil : "expects libev, libuv or poll, got '\(v)'"
         },
-        .bool("io-uring", "send each fan-out's writes in one io_uring submission instead of one send() per connection (default false; falls back without kernel support)", live: false, \.ioUring),
+        .bool("io-uring", "no effect (io_uring was removed in 0.2; accepted so that older configurations still load)", live: false, \.ioUring),
         .string("web-root", "DIR", "dashboard files (default: beside the executable, ../share/foldsync/web or a build tree's clients/web, then /usr/share/foldsync/web, /usr/local/share/foldsync/web, ./clients/web)", live: true, \.webRoot),
         .int("max-message-bytes", "largest WebSocket message (over: close 1009)", live: true, 256...(64 << 20), \.maxMessageBytes),
         .int("max-body-bytes", "largest HTTP request body (over: 413)", live: true, 256...(256 << 20), \.maxBodyBytes),
@@ -46,7 +46,7 @@ public enum OptionTable {
         .int("max-queue-frames", "messages queued per connection before a resync snapshot", live: true, 8...1_000_000, \.maxQueueFrames),
         .int("max-queue-bytes", "bytes queued per connection before a resync snapshot", live: true, 4096...(1 << 30), \.maxQueueBytes),
         .int("slow-client-timeout", "SECONDS", "stall after a resync before closing with 1008", live: true, 1...3600, \.slowClientSeconds),
-        .int("ping-interval", "SECONDS", "idle seconds before a WebSocket PING; twice that without PONG drops the peer", live: false, 1...3600, \.pingSeconds),
+        .int("ping-interval", "SECONDS", "seconds without a word from a WebSocket peer before a PING; twice that in silence closes it (1008)", live: false, 1...3600, \.pingSeconds),
         .int("handshake-timeout", "SECONDS", "time a client has to finish its request or WebSocket handshake", live: false, 1...600, \.handshakeTimeout),
         .int("store-busy-timeout", "MS", "how long a commit waits for a store lock before failing", live: false, 1...600_000, \.storeBusyMs),
         .int("shutdown-timeout", "SECONDS", "bound on a graceful shutdown", live: true, 1...3600, \.shutdownTimeout),

@@ -30,7 +30,7 @@ extension Hub {
         labelled("foldsync_actions_refused_total", "Requests refused, by error code.", "code", sorted(m.refused))
         metric("foldsync_ws_writes_total", "counter", "WebSocket writes; each carries every message queued for its connection.", t.writes)
         metric("foldsync_ws_messages_written_total", "counter", "Messages carried by those writes.", t.messagesWritten)
-        metric("foldsync_ws_send_submissions_total", "counter", "io_uring submissions carrying a service turn's socket writes together (0: one send() each).", t.sendSubmissions)
+        metric("foldsync_ws_send_submissions_total", "counter", "Always 0: io_uring was removed in 0.2 (kept so that existing dashboards do not break).", 0)
         metric("foldsync_ws_short_writes_total", "counter", "Writes a socket took only part of; lws holds the rest and sends it first.", t.shortWrites)
         labelled("foldsync_transport_closes_total", "Connections the transport dropped by itself, by reason.", "reason", [
             ("message-too-large", t.closedTooLarge), ("binary-frame", t.closedBinary), ("incomplete-handshake", t.incompleteHandshakes),

@@ -38,8 +38,6 @@ public struct TransportFigures: Sendable {
     /// WebSocket writes (one system call each unless the socket was full) and the messages they carried.
     public var writes = 0
     public var messagesWritten = 0
-    /// io_uring submissions that carried those writes (0 when writes are one `send` each).
-    public var sendSubmissions = 0
     /// Writes the socket took only part of (lws holds and sends the rest).
     public var shortWrites = 0
     /// WebSocket connections that ended, by cause (each once).
@@ -50,7 +48,7 @@ public struct TransportFigures: Sendable {
     public var refusedPastDescriptorTable = 0
 
     public init(closedTooLarge: Int = 0, closedBinary: Int = 0, incompleteHandshakes: Int = 0, writes: Int = 0, messagesWritten: Int = 0,
-                sendSubmissions: Int = 0, shortWrites: Int = 0, closes: [CloseCause: Int] = [:],
+                shortWrites: Int = 0, closes: [CloseCause: Int] = [:],
                 refusedAtDescriptorLimit: Int = 0, refusedPastDescriptorTable: Int = 0) {
         self.closes = closes
         self.refusedAtDescriptorLimit = refusedAtDescriptorLimit
@@ -60,7 +58,6 @@ public struct TransportFigures: Sendable {
         self.incompleteHandshakes = incompleteHandshakes
         self.writes = writes
         self.messagesWritten = messagesWritten
-        self.sendSubmissions = sendSubmissions
         self.shortWrites = shortWrites
     }
 }

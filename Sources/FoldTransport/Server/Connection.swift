@@ -55,8 +55,6 @@ public final class Connection {
     /// The TCP socket when the connection is plain (no TLS, not HTTP/2):
     /// CorkedWriter sends on it itself when lws holds nothing back; -1 otherwise.
     let plainSocket: Int32
-    /// The socket sits in the writer's io_uring slot (see `SendRing.bind`).
-    var bound = false
     /// The server's writer, which outlives every connection. Unmanaged and
     /// borrowed for each call: even an `unowned(unsafe)` reference is
     /// retained around a call, once per subscriber of every fan-out.

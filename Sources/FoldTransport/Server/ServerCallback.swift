@@ -67,7 +67,6 @@ private func dispatch(
         if let pss, let c = server.forget(pss.pointee.id) {
             server.countClose(c)
             c.closed = true
-            server.writer.closed(c)
             server.delegate?.closed(c)
         }
         return .proceed

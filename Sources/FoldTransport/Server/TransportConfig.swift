@@ -21,10 +21,6 @@ public struct TransportConfig: Sendable {
     /// Milliseconds a busy connection's next write waits after the
     /// last, so messages gather (see `WritePacer`); 0 writes at once.
     public var coalesceMs = 20
-    /// Plain sockets' writes of one service turn leave in one io_uring
-    /// submission (`SendRing`) instead of one `send` each; falls back when
-    /// the kernel refuses io_uring. Off by default (see DaemonConfig).
-    public var ioUring = false
     /// Seconds a client has to finish its request or handshake before it is dropped.
     public var handshakeTimeout = 10
     /// Largest coalesced write for connections that negotiated batching.

@@ -19,7 +19,6 @@ extension WebServer {
             id: id, wsi: wsi, batching: name == Subprotocol.batch,
             peer: Headers.peer(wsi), upgradeHeaders: headers, writer: writer)
         connections[id] = c
-        writer.opened(c)
         delegate?.opened(c)
     }
 

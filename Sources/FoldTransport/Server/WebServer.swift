@@ -14,26 +14,12 @@ public final class WebServer {
     public let waker: Waker
     lazy var timers = ServiceTimers(waker: waker)
     lazy var writer: CorkedWriter = {
-        let w = CorkedWriter(maxWriteBytes: config.maxBatchBytes, lingerMs: config.coalesceMs, ring: openRing()) { [unowned self] us, body in
+        let w = CorkedWriter(maxWriteBytes: config.maxBatchBytes, lingerMs: config.coalesceMs) { [unowned self] us, body in
             self.timers.schedule(afterMicroseconds: us, body)
         }
         w.drained = { [unowned self] c in self.delegate?.drained(c) }
         return w
     }()
-    /// The writer's io_uring: 1,024 sends per submission (10,000 subscribers
-    /// take ten), an arena for the coalesced writes of one submission, and
-    /// a registered-file slot for each descriptor below 65,536.
-    private func openRing() -> SendRing<Connection>? {
-        guard config.ioUring else { return nil }
-        let slots = min(DescriptorLimit.soft(), 1 << 16)
-        switch SendRing<Connection>.open(entries: 1024, arenaBytes: 2 << 20, slots: slots) {
-        case .success(let r):
-            return r
-        case .failure(let why):
-            logger.warning("io_uring refused (\(why.reason)): one send() per connection instead")
-            return nil
-        }
-    }
 
     public weak var delegate: WebServerDelegate?
     let logger: Logger
@@ -87,8 +73,8 @@ public final class WebServer {
 
     public var connectionCount: Int { connections.count }
     /// WebSocket writes (each one system call unless the socket was full) and the messages they carried.
-    public var writeCounts: (writes: Int, messages: Int, submissions: Int, short: Int) {
-        (writer.writes, writer.messagesWritten, writer.ringSubmissions, writer.shortWrites)
+    public var writeCounts: (writes: Int, messages: Int, short: Int) {
+        (writer.writes, writer.messagesWritten, writer.shortWrites)
     }
     public func connection(_ id: UInt64) -> Connection? { connections[id] }
 

@@ -23,15 +23,10 @@ import Glibc
 /// any later write behind it, and drains it before PONG, CLOSE or our
 /// WRITEABLE callback (lws 4.1.6 `lws_handle_POLLOUT_event`, priority 1).
 ///
-/// With a `SendRing`, the plain sockets' writes of one flush are queued and
-/// leave in one io_uring submission; what a socket does not take goes to
-/// lws as above.
-///
 /// Threading (lws' contract): service thread only, like every connection.
 final class CorkedWriter {
-    /// What a write did: done, failed (lws drops the connection), or queued
-    /// on the ring until the flush submits it.
-    private enum Outcome { case written, failed, queued }
+    /// What a write did: done, or failed (lws drops the connection).
+    private enum Outcome { case written, failed }
 
     let pacer: WritePacer
     /// Connections with frames queued this turn, each once (`Connection.scheduled`).
@@ -47,15 +42,8 @@ final class CorkedWriter {
     private(set) var messagesWritten = 0
     /// Writes the socket took only part of; the rest went to lws.
     private(set) var shortWrites = 0
-    /// io_uring for `flush` (`io-uring = true`); nil without it. A ring the
-    /// kernel refused once stays for its slots' sake (`closed`) but sends
-    /// nothing more: then every send is its own system call.
-    private let ring: SendRing<Connection>?
-    private var batch: SendRing<Connection>? { ring.flatMap { $0.broken ? nil : $0 } }
-    var ringSubmissions: Int { ring?.submissions ?? 0 }
 
-    init(maxWriteBytes: Int, lingerMs: Int, ring: SendRing<Connection>? = nil, schedule: @escaping (Int64, @escaping () -> Void) -> Void) {
-        self.ring = ring
+    init(maxWriteBytes: Int, lingerMs: Int, schedule: @escaping (Int64, @escaping () -> Void) -> Void) {
         scratchSize = max(maxWriteBytes, 64 * 1024) + Int(fs_lws_pre()) + 16
         scratch = .allocate(byteCount: scratchSize, alignment: 16)
         pacer = WritePacer(lingerMs: lingerMs, schedule: schedule)
@@ -63,20 +51,6 @@ final class CorkedWriter {
     }
 
     deinit { scratch.deallocate() }
-
-    /// A new connection: its socket goes in the ring's slot for it.
-    func opened(_ c: Connection) {
-        if let r = batch, c.plainSocket >= 0 { c.bound = r.bind(c.plainSocket) }
-    }
-
-    /// A connection lws is closing (before its descriptor closes): the slot
-    /// lets go of the socket, or it would stay open behind lws' back.
-    func closed(_ c: Connection) {
-        if c.bound {
-            ring?.unbind(c.plainSocket)
-            c.bound = false
-        }
-    }
 
     /// A frame was queued on `c`.
     @inline(__always)
@@ -109,7 +83,6 @@ final class CorkedWriter {
                 writeNow(c, now: now)
             }
         }
-        submitRing()
         spare.removeAll(keepingCapacity: true)
     }
 
@@ -131,17 +104,15 @@ final class CorkedWriter {
 
     /// Writes what `c` has queued now, unless something else writes it
     /// later (the pacer, lws' WRITEABLE callback) or lws still holds part of
-    /// an earlier write (then it asks for WRITEABLE). With a ring, the write
-    /// waits in it until this turn's flush submits it.
+    /// an earlier write (then it asks for WRITEABLE).
     @inline(__always)
     func writeNow(_ c: Connection, now: UInt64) {
         guard !c.closed, !c.peerClosing, !c.awaiting, !c.deferred, !c.queue.isEmpty else { return }
         if pacer.holds(c, now: now) { return }
         if c.direct && lws_partial_buffered(c.wsi) == 0 {
-            switch write(c, now: now, batch: batch) {
+            switch write(c, now: now) {
             case .written: afterWrite(c)
             case .failed: drop(c)
-            case .queued: break
             }
         } else {
             request(c)
@@ -152,16 +123,6 @@ final class CorkedWriter {
     private func drop(_ c: Connection) {
         c.writeFailed = true
         lws_set_timeout(c.wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC)
-    }
-
-    /// Sends what the ring holds and finishes each of those writes.
-    private func submitRing() {
-        guard let r = batch, !r.isEmpty else { return }
-        r.submit { p, n in
-            let c = p.owner.takeUnretainedValue()
-            let done = n == p.count || ((n >= 0 || n == -Int(EAGAIN) || n == -Int(EINTR)) && handOver(c, p.bytes, p.count, sent: max(n, 0)))
-            done ? afterWrite(c) : drop(c)
-        }
     }
 
     /// What the socket did not take of a write: lws keeps it and sends it
@@ -185,7 +146,7 @@ final class CorkedWriter {
             return -1
         }
         if c.deferred { return 0 }
-        if write(c, now: WritePacer.now(), batch: nil) != .written {
+        if write(c, now: WritePacer.now()) != .written {
             c.writeFailed = true
             return -1
         }
@@ -237,9 +198,8 @@ final class CorkedWriter {
         }
     }
 
-    /// One write of as much of the queue as fits: at once, or queued on
-    /// `batch` for a plain socket.
-    private func write(_ c: Connection, now: UInt64, batch: SendRing<Connection>?) -> Outcome {
+    /// One write of as much of the queue as fits.
+    private func write(_ c: Connection, now: UInt64) -> Outcome {
         guard let first = c.queue.first else { return .written }
         let queued = c.queue.count
         defer {
@@ -252,57 +212,31 @@ final class CorkedWriter {
         // One message, or one too big to share a buffer: it leaves alone, in place.
         let alone = c.queue.count == 1 || first.count + 14 >= limit
         if c.plainSocket < 0 { return writeThroughLWS(c, first, alone: alone, limit: limit) }
-        if alone { return writeInPlace(c, first, batch: batch) }
-        return writeGathered(c, first, limit: limit, batch: batch)
+        if alone { return writeInPlace(c, first) }
+        return writeGathered(c, limit: limit)
     }
 
     /// A plain socket's message that leaves alone: the header goes into the
     /// frame's own headroom (shared, rewritten by each
     /// write on this one thread, as lws itself does).
     @inline(__always)
-    private func writeInPlace(_ c: Connection, _ first: OutFrame, batch: SendRing<Connection>?) -> Outcome {
+    private func writeInPlace(_ c: Connection, _ first: OutFrame) -> Outcome {
         c.queue.dropFirst()
         let h = WebSocketHeader.length(first.count)
         let start = first.payload - h
         _ = WebSocketHeader.write(textLength: first.count, to: start)
-        if let b = batch {
-            if b.isFull { submitRing() }
-            if !b.broken {
-                b.add(c, fd: c.plainSocket, bound: c.bound, start, h + first.count, frame: first)
-                return .queued
-            }
-        }
         return send(c, start, h + first.count)
     }
 
-    /// A plain socket's several messages, framed into one buffer: complete
-    /// frames, or one newline-joined frame for a batching peer. Built in the
-    /// ring's arena when batched: the scratch buffer is reused by the next
-    /// connection before the ring is submitted.
-    private func writeGathered(_ c: Connection, _ first: OutFrame, limit: Int, batch: SendRing<Connection>?) -> Outcome {
-        var base = (scratch + pre).assumingMemoryBound(to: UInt8.self)
-        var room = limit
-        if let b = batch {
-            if b.isFull || b.arenaFree - 32 < first.count + 14 { submitRing() }
-            base = b.arenaNext + 16
-            room = min(limit, b.arenaFree - 32)
-        }
-        var start = base
-        var count: Int
-        if c.batching {
-            let used = joinBatch(c, into: base, limit: room)
-            let h = WebSocketHeader.length(used)
-            _ = WebSocketHeader.write(textLength: used, to: base - h)
-            start = base - h
-            count = h + used
-        } else {
-            count = frameAll(c, into: base, limit: room)
-        }
-        if let b = batch, !b.broken {
-            b.add(c, fd: c.plainSocket, bound: c.bound, start, count, frame: nil, arenaBytes: 16 + (start - base) + count)
-            return .queued
-        }
-        return send(c, start, count)
+    /// A plain socket's several messages, framed into the scratch buffer:
+    /// complete frames, or one newline-joined frame for a batching peer.
+    private func writeGathered(_ c: Connection, limit: Int) -> Outcome {
+        let base = (scratch + pre).assumingMemoryBound(to: UInt8.self)
+        guard c.batching else { return send(c, base, frameAll(c, into: base, limit: limit)) }
+        let used = joinBatch(c, into: base, limit: limit)
+        let h = WebSocketHeader.length(used)
+        _ = WebSocketHeader.write(textLength: used, to: base - h)
+        return send(c, base - h, h + used)
     }
 
     /// A connection whose frames lws must wrap itself (WebSocket over
