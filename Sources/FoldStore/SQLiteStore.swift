@@ -15,6 +15,9 @@ public final class SQLiteStore: BoardStore, @unchecked Sendable {
     public let openedVersion: Int
     /// The version this binary writes.
     public static var schemaVersion: Int { SQLiteSchema.version }
+    public var upgradedSchema: (from: Int, to: Int)? {
+        openedVersion > 0 && openedVersion < Self.schemaVersion ? (openedVersion, Self.schemaVersion) : nil
+    }
 
     /// Opens (creating if needed) the database at `path`, upgrading a store
     /// of an earlier release. `busyTimeoutMs` bounds how long a commit waits

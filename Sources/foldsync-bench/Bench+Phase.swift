@@ -12,7 +12,7 @@ extension Bench {
 
     /// One measured phase: `rate` changes/s for `seconds`, then a bounded
     /// grace for stragglers. Counts only patches of this phase's changes.
-    func measure(rate: Double, seconds: Double, daemon: DaemonProcess?) -> PhaseResult {
+    func measure(rate: Double, seconds: Double, daemon: ObservedProcess?) -> PhaseResult {
         let count = max(1, Int((rate * seconds).rounded()))
         var r = PhaseResult()
         r.rate = rate
@@ -27,7 +27,7 @@ extension Bench {
         let store = config.wire == .foldsync ? config.allNodes[config.publisherNode ?? 0] : nil
         let commits0 = store.flatMap { CommitTimes.read(host: $0.host, port: $0.port) }
         let cpu0 = daemon?.cpuSeconds()
-        let core0 = config.serverCore.flatMap { DaemonProcess.coreBusySeconds($0) }
+        let core0 = config.serverCore.flatMap { ObservedProcess.coreBusySeconds($0) }
         let benchCPU0 = System.processCPUNs()
         let start = System.nowNs() + 1_000_000
         measureFirstSeq = nextSeq
@@ -42,7 +42,7 @@ extension Bench {
         let end = System.nowNs()
         let benchCPU = System.processCPUNs() - benchCPU0
         let cpu1 = daemon?.cpuSeconds()
-        if let a = core0, let n = config.serverCore, let b = DaemonProcess.coreBusySeconds(n) { r.serverCoreSeconds = b - a }
+        if let a = core0, let n = config.serverCore, let b = ObservedProcess.coreBusySeconds(n) { r.serverCoreSeconds = b - a }
         if let store, let a = commits0, let b = CommitTimes.read(host: store.host, port: store.port) { r.commits = b.since(a) }
 
         r.seconds = Double(max(lastSendNs, start) - start) / 1e9

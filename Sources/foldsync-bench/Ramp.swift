@@ -2,7 +2,7 @@ extension Bench {
     /// The ramp: steps of rising rate until one fails, then one bisection
     /// between the last pass and the first failure. Connections stay open
     /// across steps; each step starts after the previous one's backlog drained.
-    func ramp(daemon: DaemonProcess?, progress: (PhaseResult) -> Void) -> (steps: [PhaseResult], best: PhaseResult?) {
+    func ramp(daemon: ObservedProcess?, progress: (PhaseResult) -> Void) -> (steps: [PhaseResult], best: PhaseResult?) {
         let rates = config.rampRates
         var steps: [PhaseResult] = []
         var best: PhaseResult?
@@ -27,7 +27,7 @@ extension Bench {
         return (steps, best)
     }
 
-    private func step(_ rate: Double, daemon: DaemonProcess?) -> PhaseResult {
+    private func step(_ rate: Double, daemon: ObservedProcess?) -> PhaseResult {
         let r = measure(rate: rate, seconds: config.step, daemon: daemon)
         drain(quietMs: 300, maxSeconds: 20)
         return r

@@ -35,7 +35,7 @@ guard needed <= limit else {
     exit(2)
 }
 
-let daemon = config.pid.map { DaemonProcess(pid: $0) } ?? DaemonProcess.find(listeningOn: config.allNodes[config.publisherNode ?? 0].port)
+let daemon = config.pid.map { ObservedProcess(pid: $0) } ?? ObservedProcess.find(listeningOn: config.allNodes[config.publisherNode ?? 0].port)
 if daemon == nil { logger.info("daemon process not found on this machine: no CPU/RSS figures") }
 
 // The boards, created on the publisher's daemon and seen by every other first.

@@ -104,6 +104,16 @@ public protocol BoardStore: AnyObject {
     /// A clean stop: everything committed is in the main database file and
     /// the engine's handles are closed; nothing may be called afterwards.
     func close()
+    /// Connections to a server made again after one broke (any thread; 0 for an embedded engine).
+    var reconnects: Int { get }
+    /// The schema versions when opening upgraded a store of an earlier release, for the log.
+    var upgradedSchema: (from: Int, to: Int)? { get }
+}
+
+/// What most engines answer: nothing to reconnect, nothing upgraded.
+extension BoardStore {
+    public var reconnects: Int { 0 }
+    public var upgradedSchema: (from: Int, to: Int)? { nil }
 }
 
 /// A store failure, with the engine's own words.

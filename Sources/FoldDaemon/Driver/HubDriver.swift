@@ -1,6 +1,5 @@
 import FoldCore
 import FoldHub
-import FoldPostgres
 import FoldTransport
 import Foundation
 
@@ -101,7 +100,7 @@ final class HubDriver {
     private func storeFigures() -> StoreFigures {
         guard let follower else { return StoreFigures() }
         var f = follower.figures.withLock { $0 }
-        f.reconnects += (committer.store as? PostgresStore)?.reconnects ?? 0
+        f.reconnects += committer.store.reconnects
         return f
     }
 

@@ -58,8 +58,8 @@ public enum Daemon {
             do { try notifier.send("STATUS=\(why)") } catch { logger.debug("sd_notify STATUS: \(error)") }
             return error.status
         }
-        if let sqlite = store as? SQLiteStore, sqlite.openedVersion > 0, sqlite.openedVersion < SQLiteStore.schemaVersion {
-            logger.info("upgraded the store \(config.db) from schema \(sqlite.openedVersion) to \(SQLiteStore.schemaVersion)")
+        if let (from, to) = store.upgradedSchema {
+            logger.info("upgraded the store \(StoreOpener.describe(config)) from schema \(from) to \(to)")
         }
         do {
             var boards = try LoadedBoard.loadAll(from: store, history: config.historyPerBoard, logger: logger)

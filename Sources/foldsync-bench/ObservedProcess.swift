@@ -1,7 +1,8 @@
 import Glibc
 
-/// The daemon as seen through /proc, when it runs on this machine.
-struct DaemonProcess {
+/// The server under test as seen through /proc (its CPU time and memory),
+/// when it runs on this machine. Not the tests' DaemonProcess, which launches one.
+struct ObservedProcess {
     let pid: Int32
 
     /// utime + stime in seconds.
@@ -44,7 +45,7 @@ struct DaemonProcess {
 
     /// The process with a socket listening on `port` (IPv4 or IPv6): the
     /// listening socket's inode from /proc/net/tcp, then whose fd links to it.
-    static func find(listeningOn port: Int) -> DaemonProcess? {
+    static func find(listeningOn port: Int) -> ObservedProcess? {
         var inodes: Set<String> = []
         let hex = String(port, radix: 16, uppercase: true)
         let hexPort = ":" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
@@ -71,7 +72,7 @@ struct DaemonProcess {
                 guard n > 8 else { continue }
                 let target = String(decoding: link[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
                 if target.hasPrefix("socket:["), inodes.contains(String(target.dropFirst(8).dropLast())) {
-                    return DaemonProcess(pid: pid)
+                    return ObservedProcess(pid: pid)
                 }
             }
         }
