@@ -55,6 +55,10 @@ import Testing
             return (metric("foldsync_slow_client_closes_total", in: metrics) ?? 0) >= 1
         }
         #expect(closed, "the laggard was closed\n\(metrics)")
+        // Counted once under its reason (its full socket cannot take the 1008 frame: the one silent drop left).
+        #expect(try eventually(timeout: 10) {
+            metric(#"foldsync_connections_closed_total{reason="slow-client"}"#, in: try d.http("GET", "/metrics").text) == 1
+        }, "the laggard's close is counted as slow-client\n\(metrics)")
         let kb = try d.residentKB()
         #expect(kb < 200 * 1024, "daemon RSS \(kb) kB")
 
