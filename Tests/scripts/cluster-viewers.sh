@@ -23,7 +23,6 @@ bin="${BIN:-$bin}"
 viewers="${VIEWERS:-19000}"
 hold="${HOLD:-30}"
 ping="${PING:-5}"
-per_bench=$(( viewers ))   # each bench spreads its viewers over the three daemons
 
 dir="$(mktemp -d /tmp/foldsync-viewers.XXXXXX)"
 pids=()
@@ -45,11 +44,11 @@ for i in 0 1 2; do
     [[ -n "$port" ]] || { echo "daemon $i did not start: $(cat "$dir/d$i.log")" >&2; exit 1; }
     ports+=("$port"); urls+=("ws://127.0.0.1:$port/ws")
 done
-echo "cluster-viewers: 3 daemons (${ports[*]}), PostgreSQL on $pgport; 3 benches x $per_bench viewers, hold $hold s; load $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+echo "cluster-viewers: 3 daemons (${ports[*]}), PostgreSQL on $pgport; 3 benches x $viewers viewers, hold $hold s; load $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 
 benches=()
 for b in 0 1 2; do
-    timeout 900 "$bin/foldsync-bench" --urls "$(IFS=,; echo "${urls[*]}")" --board "viewers-$b" --connections "$per_bench" \
+    timeout 900 "$bin/foldsync-bench" --urls "$(IFS=,; echo "${urls[*]}")" --board "viewers-$b" --connections "$viewers" \
         --hold "$hold" --rate 1 --duration 10 --warmup 0 --grace 30 --json >"$dir/b$b.json" 2>"$dir/b$b.err" &
     benches+=($!)
 done

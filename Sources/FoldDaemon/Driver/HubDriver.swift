@@ -79,7 +79,7 @@ final class HubDriver {
         case .serveMetrics(let exchange):
             let t = server.counters, w = server.writeCounts
             let text = hub.metricsText(transport: TransportFigures(
-                closedTooLarge: t.closedTooLarge, closedBinary: t.closedBinary, incompleteHandshakes: t.incompleteHandshakes,
+                incompleteHandshakes: t.incompleteHandshakes,
                 writes: w.writes, messagesWritten: w.messages, shortWrites: w.short, closes: t.closes,
                 refusedAtDescriptorLimit: t.refusedAtDescriptorLimit, refusedPastDescriptorTable: t.refusedPastDescriptorTable), store: storeFigures())
             server.respond(exchange, HTTPResponse(status: 200, contentType: "text/plain; version=0.0.4; charset=utf-8", body: Array(text.utf8)))

@@ -33,7 +33,8 @@ extension Hub {
         metric("foldsync_ws_send_submissions_total", "counter", "Always 0: io_uring was removed in 0.2 (kept so that existing dashboards do not break).", 0)
         metric("foldsync_ws_short_writes_total", "counter", "Writes a socket took only part of; lws holds the rest and sends it first.", t.shortWrites)
         labelled("foldsync_transport_closes_total", "Connections the transport dropped by itself, by reason.", "reason", [
-            ("message-too-large", t.closedTooLarge), ("binary-frame", t.closedBinary), ("incomplete-handshake", t.incompleteHandshakes),
+            // The older series, kept for existing dashboards: the same counts as the closes by reason.
+            ("message-too-large", t.closes[.messageTooLarge] ?? 0), ("binary-frame", t.closes[.binaryFrame] ?? 0), ("incomplete-handshake", t.incompleteHandshakes),
         ])
         labelled("foldsync_connections_closed_total",
                  "WebSocket connections ended, by reason, each once: they add up to connections_opened_total minus connections.",

@@ -32,8 +32,6 @@ public struct Metrics: Sendable {
 
 /// What the transport counts by itself, shown beside the hub's counters.
 public struct TransportFigures: Sendable {
-    public var closedTooLarge = 0
-    public var closedBinary = 0
     public var incompleteHandshakes = 0
     /// WebSocket writes (one system call each unless the socket was full) and the messages they carried.
     public var writes = 0
@@ -47,14 +45,12 @@ public struct TransportFigures: Sendable {
     public var refusedAtDescriptorLimit = 0
     public var refusedPastDescriptorTable = 0
 
-    public init(closedTooLarge: Int = 0, closedBinary: Int = 0, incompleteHandshakes: Int = 0, writes: Int = 0, messagesWritten: Int = 0,
+    public init(incompleteHandshakes: Int = 0, writes: Int = 0, messagesWritten: Int = 0,
                 shortWrites: Int = 0, closes: [CloseCause: Int] = [:],
                 refusedAtDescriptorLimit: Int = 0, refusedPastDescriptorTable: Int = 0) {
         self.closes = closes
         self.refusedAtDescriptorLimit = refusedAtDescriptorLimit
         self.refusedPastDescriptorTable = refusedPastDescriptorTable
-        self.closedTooLarge = closedTooLarge
-        self.closedBinary = closedBinary
         self.incompleteHandshakes = incompleteHandshakes
         self.writes = writes
         self.messagesWritten = messagesWritten

@@ -26,11 +26,9 @@ extension WebServer {
         let wsi = c.wsi
         c.heard(now: WritePacer.now())
         if lws_frame_is_binary(wsi) != 0 {
-            counters.closedBinary += 1
             return closeNow(c, .unsupportedData, "binary frames are not accepted", cause: .binaryFrame)
         }
         if c.rx.count + len > config.maxMessageBytes {
-            counters.closedTooLarge += 1
             return closeNow(c, .messageTooBig, "message over \(config.maxMessageBytes) bytes", cause: .messageTooLarge)
         }
         let whole = lws_is_final_fragment(wsi) != 0 && lws_remaining_packet_payload(wsi) == 0
