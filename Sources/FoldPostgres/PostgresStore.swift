@@ -47,30 +47,13 @@ public final class PostgresStore: BoardStore, @unchecked Sendable {
     }
 
     public func history(board: String, _ query: HistoryQuery) throws(StoreError) -> [StoredChange] {
-        try using { c throws(PGError) in
-            let columns = "rev, ops, at, actor, session, action, inverse, summary"
-            let r: PGResult
-            switch query.anchor {
-            case .since(let rev):
-                r = try c.query("SELECT \(columns) FROM foldsync_changes WHERE board = $1 AND rev > $2 ORDER BY rev LIMIT $3",
-                                [board, String(rev), String(query.limit)])
-            case .before(let rev):
-                r = try c.query("SELECT \(columns) FROM foldsync_changes WHERE board = $1 AND rev < $2 ORDER BY rev DESC LIMIT $3",
-                                [board, String(rev), String(query.limit)])
-            case .latest:
-                r = try c.query("SELECT \(columns) FROM foldsync_changes WHERE board = $1 ORDER BY rev DESC LIMIT $2",
-                                [board, String(query.limit)])
-            }
-            let out = (0..<r.rows).map { i in
-                let record = r.text(i, 5).map { action in
-                    ChangeRecord(at: r.int(i, 2) ?? 0, actor: r.text(i, 3) ?? "", session: r.text(i, 4) ?? "",
-                                 action: Array(action.utf8), inverse: r.bytes(i, 6), summary: r.text(i, 7) ?? "")
-                }
-                return StoredChange(board: board, rev: r.int(i, 0) ?? 0, ops: r.bytes(i, 1), record: record)
-            }
-            if case .since = query.anchor { return out }
-            return out.reversed()
-        }
+        try using { c throws(PGError) in try PostgresHistory.read(board: board, query, on: c) }
+    }
+
+    /// A second session on the same database, for history reads on a thread
+    /// of their own: they never queue behind a commit's row locks or WAL flush.
+    public func historyReader() throws(StoreError) -> any HistoryReader & Sendable {
+        PostgresHistoryReader(link: PGLink(uri: link.uri, timeoutMs: link.timeoutMs))
     }
 
     public func commit(_ batch: CommitBatch) throws(StoreError) {

@@ -8,6 +8,8 @@ import FoldCore
 /// thread (the `BoardStore` contract), hence `@unchecked Sendable`.
 public final class SQLiteStore: BoardStore, @unchecked Sendable {
     private let db: SQLiteDatabase
+    private let path: String
+    private let busyTimeoutMs: Int
     /// nil once closed.
     private var sql: SQLiteStatements?
     private let checkpointer: SQLiteCheckpointer
@@ -26,6 +28,8 @@ public final class SQLiteStore: BoardStore, @unchecked Sendable {
     /// once now (see `reserveWAL`); a one-off open (a copy, a backup) skips it.
     public init(path: String, busyTimeoutMs: Int = 2_000, reserveWAL: Bool = false) throws(StoreError) {
         db = try SQLiteDatabase(path: path)
+        self.path = path
+        self.busyTimeoutMs = busyTimeoutMs
         try db.setBusyTimeout(milliseconds: busyTimeoutMs)
         try db.execute("PRAGMA journal_mode=WAL")
         try db.execute("PRAGMA synchronous=FULL")
@@ -107,27 +111,14 @@ public final class SQLiteStore: BoardStore, @unchecked Sendable {
     }
 
     public func history(board: String, _ query: HistoryQuery) throws(StoreError) -> [StoredChange] {
-        let sql = try statements()
-        let s: SQLiteStatement
-        let anchor: Int
-        switch query.anchor {
-        case .latest: (s, anchor) = (sql.historyBefore, .max)
-        case .before(let rev): (s, anchor) = (sql.historyBefore, rev)
-        case .since(let rev): (s, anchor) = (sql.historySince, rev)
-        }
-        s.reset()
-        defer { s.reset() }
-        try s.bind(1, board)
-        try s.bind(2, anchor)
-        try s.bind(3, query.limit)
-        var out: [StoredChange] = []
-        while try s.step() {
-            let record = s.isNull(5) ? nil : ChangeRecord(
-                at: s.int(2), actor: s.text(3), session: s.text(4), action: s.blob(5), inverse: s.blob(6), summary: s.text(7))
-            out.append(StoredChange(board: board, rev: s.int(0), ops: s.blob(1), record: record))
-        }
-        if case .since = query.anchor { return out }
-        return out.reversed()
+        try statements().history.read(board: board, query)
+    }
+
+    /// Another connection to the same file, for history reads on a thread of
+    /// their own: in WAL mode a reader never blocks the writer, and each read
+    /// sees every transaction committed before it began.
+    public func historyReader() throws(StoreError) -> any HistoryReader & Sendable {
+        try SQLiteHistoryReader(path: path, busyTimeoutMs: busyTimeoutMs)
     }
 
     public func commit(_ batch: CommitBatch) throws(StoreError) {
@@ -197,7 +188,8 @@ public final class SQLiteStore: BoardStore, @unchecked Sendable {
 /// (a connection with live statements cannot close).
 final class SQLiteStatements {
     let upsertBoard, deleteBoard, deleteChanges, insertChange, pruneChanges: SQLiteStatement
-    let selectBoards, selectChanges, historySince, historyBefore: SQLiteStatement
+    let selectBoards, selectChanges: SQLiteStatement
+    let history: SQLiteHistoryStatements
     /// Prepared once: `sqlite3_exec` would parse them for every commit
     /// (≈ 30 µs of a commit that follows a quiet spell, measured).
     let begin, commit: SQLiteStatement
@@ -229,8 +221,6 @@ final class SQLiteStatements {
         pruneChanges = try db.prepare(Self.pruneSQL)
         selectBoards = try db.prepare("SELECT name, epoch, rev, state FROM boards ORDER BY name")
         selectChanges = try db.prepare("SELECT rev, ops FROM changes WHERE board = ?1 AND rev > ?2 ORDER BY rev")
-        let columns = "rev, ops, at, actor, session, action, inverse, summary"
-        historySince = try db.prepare("SELECT \(columns) FROM changes WHERE board = ?1 AND rev > ?2 ORDER BY rev LIMIT ?3")
-        historyBefore = try db.prepare("SELECT \(columns) FROM changes WHERE board = ?1 AND rev < ?2 ORDER BY rev DESC LIMIT ?3")
+        history = try SQLiteHistoryStatements(db)
     }
 }

@@ -50,6 +50,10 @@ struct BenchConfig: Sendable {
     /// Writers on one board (`--shared-board`, single mode: the contended
     /// case), else each on its own.
     var sharedBoard = false
+    /// Writer mode: threads reading history beside the writers (`--history-readers`),
+    /// each the latest `historyLimit` entries twice a second.
+    var historyReaders = 0
+    var historyLimit = 1_000
 
     /// A daemon's address.
     struct Node: Sendable {
@@ -159,6 +163,10 @@ extension BenchConfig {
             c.sharedBoard = true
             return nil
         },
+        BenchOption(key: "history-readers", value: "N", help: "writer mode: N more clients, each reading the latest --history-limit history entries of a writer's board twice a second",
+                    apply: int(0...1_000) { $0.historyReaders = $1 }),
+        BenchOption(key: "history-limit", value: "L", help: "entries each history read asks for (default 1000)",
+                    apply: int(1...1_000) { $0.historyLimit = $1 }),
         BenchOption(key: "board", value: "NAME", help: "board to create/replace and subscribe to (default bench)") { c, v in
             c.board = v
             return nil

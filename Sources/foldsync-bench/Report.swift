@@ -156,15 +156,16 @@ extension Report {
 
 extension Report {
     /// Writer mode, for people.
-    static func writerLine(_ w: WriteResult, _ c: WriterCheck, config: BenchConfig) -> String {
+    static func writerLine(_ w: WriteResult, _ c: WriterCheck, config: BenchConfig, readers r: HistoryReaders.Result? = nil) -> String {
         "\(config.writers) writers on \(config.allNodes.count) daemon(s), \(config.sharedBoard ? "one shared board" : "a board each"), window \(config.window): "
             + "\(f(w.acksPerSecond, 0)) acknowledged changes/s over \(f(w.seconds)) s (\(w.acks) acks, \(w.errors) errors, \(w.unanswered) unanswered); "
             + "ack p50 \(f(w.p50)) p99 \(f(w.p99)) max \(f(w.max)) ms; check: \(c.ok ? "ok" : "FAILED") "
             + "(lost titles \(c.lostTitles), rev mismatches \(c.revMismatches), accordion \(c.accordionHolds ? "held" : "BROKEN"), diverged \(c.diverged))"
+            + (r.map { "; \(config.historyReaders) history readers: \($0.reads) reads (\($0.failures) failed, \($0.bytes / 1_000_000) MB), read p50 \(f($0.p50)) p99 \(f($0.p99)) ms" } ?? "")
     }
 
-    static func writerJSON(_ w: WriteResult, _ c: WriterCheck, config: BenchConfig) -> String {
-        let fields: [(String, JSON)] = [
+    static func writerJSON(_ w: WriteResult, _ c: WriterCheck, config: BenchConfig, readers r: HistoryReaders.Result? = nil) -> String {
+        var fields: [(String, JSON)] = [
             ("mode", .string("writers")), ("writers", .int(config.writers)), ("nodes", .int(config.allNodes.count)),
             ("shared_board", .bool(config.sharedBoard)), ("window", .int(config.window)),
             ("seconds", .number(f(w.seconds, 3))), ("sent", .int(w.sent)), ("acks", .int(w.acks)),
@@ -173,6 +174,13 @@ extension Report {
             ("check_ok", .bool(c.ok)), ("lost_titles", .int(c.lostTitles)), ("rev_mismatches", .int(c.revMismatches)),
             ("accordion_holds", .bool(c.accordionHolds)), ("diverged", .int(c.diverged)), ("final_revs", .int(c.finalRevs)),
         ]
+        if let r {
+            fields.append(("history_readers", .object(JSONObject([
+                ("readers", .int(config.historyReaders)), ("limit", .int(config.historyLimit)), ("reads", .int(r.reads)),
+                ("failures", .int(r.failures)), ("bytes", .int(r.bytes)),
+                ("read_ms", .object(JSONObject([("p50", .number(f(r.p50, 3))), ("p99", .number(f(r.p99, 3)))]))),
+            ]))))
+        }
         var out: [UInt8] = []
         JSON.object(JSONObject(fields)).encode(into: &out)
         return String(decoding: out, as: UTF8.self)

@@ -85,11 +85,15 @@ if config.writers > 0 {
         logger.error("set-up failed: \(open) of \(config.writers) writers connected")
         exit(1)
     }
+    let readers = config.historyReaders > 0
+        ? HistoryReaders(count: config.historyReaders, limit: config.historyLimit, perSecond: 2, boards: boards.map(\.0), nodes: config.allNodes)
+        : nil
     let w = bench.write(seconds: config.duration)
+    let read = readers?.stop()
     let check = WriterCheck.run(bench)
-    say(Report.writerLine(w, check, config: config), json: config.json)
-    if config.json { say(Report.writerJSON(w, check, config: config), json: false) }
-    exit(check.ok && w.errors == 0 && w.unanswered == 0 ? 0 : 3)
+    say(Report.writerLine(w, check, config: config, readers: read), json: config.json)
+    if config.json { say(Report.writerJSON(w, check, config: config, readers: read), json: false) }
+    exit(check.ok && w.errors == 0 && w.unanswered == 0 && (read?.failures ?? 0) == 0 ? 0 : 3)
 }
 guard bench.publisher.state == .open, bench.openSubscribers > 0 else {
     logger.error("set-up failed: \(bench.openSubscribers) subscribers, publisher \(bench.publisher.state)")

@@ -37,3 +37,15 @@ final class MemoryStore: BoardStore {
         if let failure { throw StoreError(failure) }
     }
 }
+
+/// The memory store's history, read as a reader of its own would.
+final class MemoryHistoryReader: HistoryReader, @unchecked Sendable {
+    let store: MemoryStore
+    init(_ store: MemoryStore) { self.store = store }
+    func history(board: String, _ query: HistoryQuery) throws(StoreError) -> [StoredChange] { try store.history(board: board, query) }
+    func close() {}
+}
+
+extension MemoryStore {
+    func historyReader() throws(StoreError) -> any HistoryReader & Sendable { MemoryHistoryReader(self) }
+}

@@ -84,11 +84,26 @@ public struct CommitBatch: Sendable {
     public var isEmpty: Bool { deletions.isEmpty && boards.isEmpty && changes.isEmpty }
 }
 
-/// The durable store behind the daemon. One engine today (SQLite); the
-/// protocol is small so a second (Redis, for several daemons) can follow.
+/// Where a board's history is read from: the store itself, or a reader of
+/// its own (`BoardStore.historyReader`).
+public protocol HistorySource: AnyObject {
+    /// A board's kept changes with their records, oldest first (see `HistoryQuery`).
+    func history(board: String, _ query: HistoryQuery) throws(StoreError) -> [StoredChange]
+}
+
+/// A second way into the store that only reads history, for a thread of its
+/// own: history and revert reads never wait in line with commits, nor make
+/// commits wait. Each read sees every change committed before it began.
+public protocol HistoryReader: HistorySource {
+    /// Closes the reader's handles; nothing may be called afterwards.
+    func close()
+}
+
+/// The durable store behind the daemon: SQLite (one node) or PostgreSQL
+/// (several nodes on one database).
 ///
 /// Used by one thread at a time: start-up, then the committer thread.
-public protocol BoardStore: AnyObject {
+public protocol BoardStore: HistorySource {
     /// Every board, at its last committed position.
     func loadBoards() throws(StoreError) -> [StoredBoard]
     /// A board's kept changes with `rev > after`, oldest first.
@@ -99,8 +114,8 @@ public protocol BoardStore: AnyObject {
     func probe() throws(StoreError)
     /// Creates a board unless one of that name exists; true when this call created it.
     func createIfAbsent(_ board: StoredBoard) throws(StoreError) -> Bool
-    /// A board's kept changes with their records, oldest first (see `HistoryQuery`).
-    func history(board: String, _ query: HistoryQuery) throws(StoreError) -> [StoredChange]
+    /// A reader of its own on the same store (another connection), for a thread other than the committer's.
+    func historyReader() throws(StoreError) -> any HistoryReader & Sendable
     /// A clean stop: everything committed is in the main database file and
     /// the engine's handles are closed; nothing may be called afterwards.
     func close()

@@ -15,6 +15,7 @@ final class HubDriver {
     let mailbox: HubMailbox
     let notifier: Notifier
     var committer: Committer!
+    var reader: Reader!
     /// Follows a shared (PostgreSQL) store; nil on SQLite.
     var follower: Follower?
     var web: StaticFiles
@@ -91,7 +92,7 @@ final class HubDriver {
         case .stopServer: server.stop()
         case .catchUp(let board, let epoch, let after): follower?.catchUp(board: board, epoch: epoch, after: after)
         case .sharePresence(let board, let count): follower?.share(board: board, count)
-        case .readHistory(let read): committer.read(read)
+        case .readHistory(let read): reader.read(read)
         }
     }
 

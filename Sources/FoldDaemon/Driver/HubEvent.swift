@@ -11,9 +11,9 @@ enum HubEvent: Sendable {
     case reloadRefused(String)
     /// What other daemons committed to a shared store (the follower thread).
     case remote(RemoteUpdate)
-    /// A history read the committer did for the hub.
+    /// A history read the reader did for the hub.
     case history(id: UInt64, Result<[StoredChange], StoreError>)
 }
 
-/// The hub's mailbox: signals and the committer post, the driver drains in `woken()`.
+/// The hub's mailbox: signals, the committer and the reader post, the driver drains in `woken()`.
 typealias HubMailbox = Mailbox<HubEvent>

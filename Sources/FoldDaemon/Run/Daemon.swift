@@ -74,6 +74,14 @@ public enum Daemon {
             return 1
         }
 
+        let historySource: any HistoryReader & Sendable
+        do {
+            historySource = try store.historyReader()
+        } catch {
+            logger.error("cannot open a history reader on the store \(StoreOpener.describe(config)): \(error)")
+            return 1
+        }
+
         let started = DispatchSemaphore(value: 0)
         let finished = DispatchSemaphore(value: 0)
         let outcome = Locked<Result<(Int, HubMailbox), TransportError>?>(nil)
@@ -94,11 +102,12 @@ public enum Daemon {
             let mailbox = driver.mailbox
             let storeLogger = logger.labelled("store")
             driver.committer = Committer(store: store, report: { mailbox.post(.commit($0)) },
-                                         answer: { mailbox.post(.history(id: $0, $1)) },
                                          caughtUp: { updates in
                                              for u in updates { if let r = Follower.remote(u, logger: storeLogger) { mailbox.post(.remote(r)) } }
                                          })
             driver.committer.start()
+            driver.reader = Reader(source: historySource) { mailbox.post(.history(id: $0, $1)) }
+            driver.reader.start()
             if !config.store.isEmpty {
                 driver.follower = Follower(uri: config.store, timeoutMs: config.storeBusyMs, boards: loaded,
                                            logger: logger.labelled("follower")) { mailbox.post(.remote($0)) }
@@ -109,6 +118,8 @@ public enum Daemon {
             started.signal()
             driver.feed(.started)
             server.run()
+            // The reader first: SQLite's last connection to close (the store's) folds the WAL into the file.
+            driver.reader.stop(timeout: 2)
             driver.committer.stop(timeout: Double(hub.config.shutdownTimeout))
             driver.follower?.stop(timeout: 2)
             finished.signal()

@@ -1,7 +1,7 @@
 import FoldCore
 
-/// A read of a board's history, done off the event loop (by the committer,
-/// after the commits handed to it before); answered with `HubInput.historyRead`.
+/// A read of a board's history, done off the event loop by the reader on a
+/// connection of its own (it sees what is committed); answered with `HubInput.historyRead`.
 public struct HistoryRead: Sendable {
     public var id: UInt64
     public var board: String

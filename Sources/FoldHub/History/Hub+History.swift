@@ -19,19 +19,43 @@ extension Hub {
         }
     }
 
-    /// Hands a read to the committer; false when too many are in flight.
-    func startRead(_ pending: PendingRead, board: String, query: HistoryQuery, skeletons: Bool = false) -> Bool {
+    /// Hands a read to the reader; false when too many are in flight. With
+    /// `committedTo`, the read waits until the board has committed that rev:
+    /// the reader's connection sees only committed changes, and a revert
+    /// must be carried over every change accepted before it was asked.
+    func startRead(_ pending: PendingRead, board: String, query: HistoryQuery, skeletons: Bool = false, committedTo rev: Int = 0) -> Bool {
         guard reads.count < Self.maxPendingReads else { return false }
         let id = nextReadID
         nextReadID += 1
         reads[id] = pending
         // One more than asked: whether there is more to page through.
-        emit(.readHistory(HistoryRead(id: id, board: board, query: HistoryQuery(query.anchor, limit: query.limit + 1),
-                                      skeletonsAfterFirst: skeletons)))
+        let read = HistoryRead(id: id, board: board, query: HistoryQuery(query.anchor, limit: query.limit + 1), skeletonsAfterFirst: skeletons)
+        if isCommitted(board, to: rev) {
+            emit(.readHistory(read))
+        } else {
+            heldReads.append((rev, read))
+        }
         return true
     }
 
-    /// The committer's answer to `readHistory`.
+    /// True once the board's committed rev has reached `rev`, or when it never
+    /// will (a failed commit rolled the head back, the board went): the
+    /// read may go then and sees what there is.
+    func isCommitted(_ name: String, to rev: Int) -> Bool {
+        guard let b = boards[name], b.head != nil else { return true }
+        return b.rev >= rev || b.headRev < rev
+    }
+
+    /// Hands over the held reads whose boards have committed far enough, in the order they were asked.
+    func releaseHeldReads() {
+        heldReads.removeAll { held in
+            guard isCommitted(held.read.board, to: held.rev) else { return false }
+            emit(.readHistory(held.read))
+            return true
+        }
+    }
+
+    /// The reader's answer to `readHistory`.
     func historyRead(_ id: UInt64, _ result: Result<[StoredChange], StoreError>) {
         guard let pending = reads.removeValue(forKey: id) else { return }
         switch pending {

@@ -14,7 +14,8 @@ extension Hub {
             return answerJudged(reply, error: WireError(.invalid, "change \(rev) is more than \(Self.maxRevertDistance) changes back; it cannot be undone", id: request.id, board: name), on: name)
         }
         let query = HistoryQuery(.since(rev - 1), limit: Self.maxRevertDistance)
-        guard startRead(.revert(request: request, rev: rev, reply: reply, by: by, actor: actor), board: name, query: query, skeletons: true) else {
+        guard startRead(.revert(request: request, rev: rev, reply: reply, by: by, actor: actor), board: name, query: query,
+                        skeletons: true, committedTo: b.headRev) else {
             return answer(reply, error: WireError(.rateLimited, "too many history reads in progress; try again", id: request.id, board: name))
         }
     }

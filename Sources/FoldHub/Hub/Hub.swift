@@ -31,9 +31,12 @@ public final class Hub {
     var remoteViewers: [String: ViewerCount] = [:]
     /// The action `perform` is queueing (attached to its entry by `enqueue`).
     var performing: Intent?
-    /// History reads handed to the committer, by id, and who waits for each.
+    /// History reads handed to the reader, by id, and who waits for each.
     var reads: [UInt64: PendingRead] = [:]
     var nextReadID: UInt64 = 1
+    /// Revert reads held until their board has committed the rev the revert
+    /// was asked at (the reader sees only what is committed).
+    var heldReads: [(rev: Int, read: HistoryRead)] = []
 
     /// The time of the input being handled.
     private(set) var now: Instant = 0
@@ -76,6 +79,7 @@ public final class Hub {
         case .remote(let update): remote(update)
         case .historyRead(let id, let result): historyRead(id, result)
         }
+        if !heldReads.isEmpty { releaseHeldReads() }
         checkShutdown()
         // Handed over whole: most inputs (a queue drained) have no effect and then allocate nothing.
         let effects = out

@@ -43,8 +43,8 @@ public enum HubEffect {
     /// This node's viewer count of a board changed: a shared store's
     /// heartbeat carries it to the other nodes (nothing to do on SQLite).
     case sharePresence(board: String, ViewerCount)
-    /// Read part of a board's history (off the event loop, after the commits
-    /// handed over before); answer with `historyRead`.
+    /// Read part of a board's history (off the event loop, on a connection
+    /// that sees what is committed); answer with `historyRead`.
     case readHistory(HistoryRead)
 }
 

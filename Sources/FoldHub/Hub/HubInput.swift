@@ -34,7 +34,7 @@ public enum HubInput {
     case tick
     /// Another node's commits, read from a shared store (several daemons).
     case remote(RemoteUpdate)
-    /// The committer's answer to `HubEffect.readHistory`: the entries, oldest first.
+    /// The reader's answer to `HubEffect.readHistory`: the entries, oldest first.
     case historyRead(id: UInt64, Result<[StoredChange], StoreError>)
 }
 

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# The single daemon's durable write rate beside a baseline build (issue 22
+# part 3): 50 writers, every ack after its commit, the daemon on core 0 and
+# the benchmark on core 1, servers interleaved, REPEAT (3) runs each; JSON
+# lines into $OUT (default bench-results/writers) and medians printed.
+#   BASELINE=/path/to/old/foldsyncd Tests/scripts/bench-writers.sh [scenario...]
+# Scenarios:
+#   each     50 writers, a board each
+#   shared   50 writers on one single-mode board
+#   readers  50 writers (a board each) beside 64 history readers, each asking
+#            for the latest 1,000 entries twice a second (current build only,
+#            with and without the readers)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+source Tests/scripts/bench-lib.sh
+[[ -n "${SKIP_BUILD:-}" ]] || build_release
+out="${OUT:-bench-results/writers}"
+mkdir -p "$out"
+repeat="${REPEAT:-3}"
+duration="${DURATION:-10}"
+scenarios=("$@")
+[[ ${#scenarios[@]} -gt 0 ]] || scenarios=(each shared readers)
+dir="$(mktemp -d /tmp/foldsync-bench-writers.XXXXXX)"
+pid=""
+cleanup() { [[ -z "$pid" ]] || kill -KILL "$pid" 2>/dev/null || true; rm -rf "$dir"; }
+trap cleanup EXIT INT TERM
+
+echo "window $(date -u +%FT%TZ) $(uptime) commit $(git rev-parse --short HEAD) baseline ${BASELINE:-none}" | tee -a "$out/conditions.txt" >&2
+
+# one SERVER-BIN LABEL SCENARIO BENCH-ARGS...: a fresh daemon and database, one benchmark run.
+one() {
+    local daemon=$1 label=$2 scenario=$3; shift 3
+    rm -f "$dir"/db*
+    taskset -c 0 "$daemon" --listen 127.0.0.1:0 --db "$dir/db.sqlite" \
+        --max-actions-per-second 1000000 --action-burst 1000000 >"$dir/log" 2>&1 &
+    pid=$!
+    local port; port="$(listening_port "$dir/log")"
+    [[ -n "$port" ]] || { echo "daemon did not start: $(cat "$dir/log")" >&2; exit 1; }
+    local line
+    line="$(taskset -c 1 "$bin/foldsync-bench" --url "ws://127.0.0.1:$port/ws" --pid "$pid" --duration "$duration" --json "$@")"
+    echo "{\"server\":\"$label\",\"scenario\":\"$scenario\",\"result\":$line}" | tee -a "$out/results.jsonl"
+    kill -TERM "$pid"; wait "$pid" 2>/dev/null || true; pid=""
+}
+
+for i in $(seq "$repeat"); do
+    for s in "${scenarios[@]}"; do
+        case "$s" in
+        each)    [[ -z "${BASELINE:-}" ]] || one "$BASELINE" baseline each --writers 50
+                 one "$bin/foldsyncd" current each --writers 50 ;;
+        shared)  [[ -z "${BASELINE:-}" ]] || one "$BASELINE" baseline shared --writers 50 --shared-board
+                 one "$bin/foldsyncd" current shared --writers 50 --shared-board ;;
+        readers) one "$bin/foldsyncd" current readers-off --writers 50
+                 one "$bin/foldsyncd" current readers-on --writers 50 --history-readers 64 ;;
+        *) echo "unknown scenario $s" >&2; exit 2 ;;
+        esac
+    done
+done
+python3 - "$out/results.jsonl" <<'PY'
+import json, statistics, sys, collections
+runs = collections.defaultdict(list)
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    runs[(r["scenario"], r["server"])].append(r["result"])
+for (scenario, server), rs in sorted(runs.items()):
+    rate = statistics.median(x["acks_per_second"] for x in rs)
+    p50 = statistics.median(x["ack_ms"]["p50"] for x in rs)
+    p99 = statistics.median(x["ack_ms"]["p99"] for x in rs)
+    ok = all(x["check_ok"] for x in rs)
+    runlist = ", ".join("%.0f" % x["acks_per_second"] for x in rs)
+    print(f"{scenario:12} {server:9} runs {len(rs)}: {rate:9.0f} acks/s (runs {runlist}), ack p50 {p50:.2f} ms p99 {p99:.2f} ms, check {'ok' if ok else 'FAILED'}")
+PY
