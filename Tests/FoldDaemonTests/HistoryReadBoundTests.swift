@@ -26,8 +26,8 @@ import Testing
 
         for anchor in [HistoryQuery.Anchor.latest, .before(61), .since(10)] {
             let query = HistoryQuery(anchor, limit: HistoryBody.maxLimit)
-            let read = try Reader.load(HistoryRead(id: 1, board: "b", query: HistoryQuery(anchor, limit: query.limit + 1)), from: store)
-            #expect(read.count <= Reader.readChunk + 1, "\(anchor): \(read.count) entries of 1 MiB read for a 4 MiB page")
+            let read = try HistoryRead.load(HistoryRead(id: 1, board: "b", query: HistoryQuery(anchor, limit: query.limit + 1)), from: store)
+            #expect(read.count <= HistoryRead.readChunk + 1, "\(anchor): \(read.count) entries of 1 MiB read for a 4 MiB page")
             let (entries, more) = HistoryBody.page(read, query)
             #expect(more && entries.count == HistoryBody.maxPageBytes >> 20, "\(anchor): \(entries.map(\.rev))")
             // The page is the one asked for: the newest before the anchor, or the oldest after it.
@@ -40,7 +40,7 @@ import Testing
             #expect(entries.map(\.rev) == expected, "\(anchor)")
         }
         // Fewer than asked: all of them, in order.
-        let all = try Reader.load(HistoryRead(id: 2, board: "b", query: HistoryQuery(.since(75), limit: 101)), from: store)
+        let all = try HistoryRead.load(HistoryRead(id: 2, board: "b", query: HistoryQuery(.since(75), limit: 101)), from: store)
         #expect(all.map(\.rev) == Array(76...80))
     }
 }

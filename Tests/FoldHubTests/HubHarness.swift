@@ -79,10 +79,10 @@ final class HubHarness {
         }
     }
 
-    /// As the committer would: from the store, after what it committed.
+    /// As the reader would: from the store, what it committed.
     func answer(_ r: HistoryRead) {
-        let result: Result<[StoredChange], StoreError>
-        do throws(StoreError) { result = .success(try store.history(board: r.board, r.query)) } catch { result = .failure(error) }
+        let result: Result<HistoryAnswer, StoreError>
+        do throws(StoreError) { result = .success(try r.run(on: store)) } catch { result = .failure(error) }
         feed(.historyRead(id: r.id, result))
     }
 

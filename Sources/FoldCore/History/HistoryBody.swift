@@ -66,17 +66,32 @@ public enum HistoryBody {
     }
 
     public static func encode(board: String, epoch: String, rev: Int, more: Bool, entries: ArraySlice<StoredChange>) -> [UInt8] {
-        var out: [UInt8] = []
-        JSONWriter.appendRaw("{\"board\":", to: &out)
-        JSONWriter.appendString(board, to: &out)
-        JSONWriter.appendRaw(",\"epoch\":", to: &out)
-        JSONWriter.appendString(epoch, to: &out)
-        out += Array(",\"rev\":\(rev),\"more\":\(more),\"entries\":[".utf8)
+        wrap(board: board, epoch: epoch, rev: rev, more: more, entries: encodeEntries(entries))
+    }
+
+    /// The `entries` array alone: the costly part, encoded where the page is read.
+    public static func encodeEntries(_ entries: ArraySlice<StoredChange>) -> [UInt8] {
+        var out: [UInt8] = [UInt8(ascii: "[")]
+        out.reserveCapacity(entries.reduce(64) { $0 + size(of: $1) + 160 })
         for (i, e) in entries.enumerated() {
             if i > 0 { out.append(UInt8(ascii: ",")) }
             encode(e, into: &out)
         }
-        JSONWriter.appendRaw("]}", to: &out)
+        out.append(UInt8(ascii: "]"))
+        return out
+    }
+
+    /// The body around an encoded `entries` array.
+    public static func wrap(board: String, epoch: String, rev: Int, more: Bool, entries: [UInt8]) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(entries.count + board.utf8.count + 96)
+        JSONWriter.appendRaw("{\"board\":", to: &out)
+        JSONWriter.appendString(board, to: &out)
+        JSONWriter.appendRaw(",\"epoch\":", to: &out)
+        JSONWriter.appendString(epoch, to: &out)
+        out += Array(",\"rev\":\(rev),\"more\":\(more),\"entries\":".utf8)
+        out += entries
+        out.append(UInt8(ascii: "}"))
         return out
     }
 

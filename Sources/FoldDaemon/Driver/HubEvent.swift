@@ -12,7 +12,7 @@ enum HubEvent: Sendable {
     /// What other daemons committed to a shared store (the follower thread).
     case remote(RemoteUpdate)
     /// A history read the reader did for the hub.
-    case history(id: UInt64, Result<[StoredChange], StoreError>)
+    case history(id: UInt64, Result<HistoryAnswer, StoreError>)
 }
 
 /// The hub's mailbox: signals, the committer and the reader post, the driver drains in `woken()`.

@@ -13,7 +13,7 @@ extension Hub {
         switch HistoryBody.parameters(r.query) {
         case .failure(let e): respond(.error(e))
         case .success(let query):
-            guard startRead(.http(exchange: r.id, board: name, query: query), board: name, query: query) else {
+            guard startRead(.http(exchange: r.id, board: name, query: query), board: name, query: query, encodePage: true) else {
                 return respond(.refusal(status: 503, code: "unavailable", "too many history reads in progress; try again"))
             }
         }
@@ -23,13 +23,15 @@ extension Hub {
     /// `committedTo`, the read waits until the board has committed that rev:
     /// the reader's connection sees only committed changes, and a revert
     /// must be carried over every change accepted before it was asked.
-    func startRead(_ pending: PendingRead, board: String, query: HistoryQuery, skeletons: Bool = false, committedTo rev: Int = 0) -> Bool {
+    func startRead(_ pending: PendingRead, board: String, query: HistoryQuery, skeletons: Bool = false, encodePage: Bool = false,
+                   committedTo rev: Int = 0) -> Bool {
         guard reads.count < Self.maxPendingReads else { return false }
         let id = nextReadID
         nextReadID += 1
         reads[id] = pending
         // One more than asked: whether there is more to page through.
-        let read = HistoryRead(id: id, board: board, query: HistoryQuery(query.anchor, limit: query.limit + 1), skeletonsAfterFirst: skeletons)
+        var read = HistoryRead(id: id, board: board, query: HistoryQuery(query.anchor, limit: query.limit + 1), skeletonsAfterFirst: skeletons)
+        read.encodePage = encodePage
         if isCommitted(board, to: rev) {
             emit(.readHistory(read))
         } else {
@@ -56,25 +58,33 @@ extension Hub {
     }
 
     /// The reader's answer to `readHistory`.
-    func historyRead(_ id: UInt64, _ result: Result<[StoredChange], StoreError>) {
+    func historyRead(_ id: UInt64, _ result: Result<HistoryAnswer, StoreError>) {
         guard let pending = reads.removeValue(forKey: id) else { return }
         switch pending {
         case .http(let exchange, let name, let query):
             switch result {
             case .failure(let e):
                 emit(.respond(exchange: exchange, .error(.internal, "the history could not be read: \(e.description)")))
-            case .success(let read):
-                let (entries, more) = HistoryBody.page(read, query)
+            case .success(let answer):
                 let b = boards[name]
-                emit(.respond(exchange: exchange, .json(HistoryBody.encode(
+                let (entries, more): ([UInt8], Bool)
+                switch answer {
+                case .page(let bytes, let m): (entries, more) = (bytes, m)
+                case .changes(let read):
+                    let (kept, m) = HistoryBody.page(read, query)
+                    (entries, more) = (HistoryBody.encodeEntries(kept), m)
+                }
+                emit(.respond(exchange: exchange, .json(HistoryBody.wrap(
                     board: name, epoch: b?.epoch ?? "", rev: b?.rev ?? 0, more: more, entries: entries))))
             }
         case .revert(let request, let rev, let reply, let by, let actor):
             switch result {
             case .failure(let e):
                 answer(reply, error: WireError(.internal, "the history could not be read: \(e.description)", id: request.id, board: request.board))
-            case .success(let read):
+            case .success(.changes(let read)):
                 finishRevert(request, rev: rev, read: read, reply: reply, by: by, actor: actor)
+            case .success(.page):
+                answer(reply, error: WireError(.internal, "the history read came back as a page", id: request.id, board: request.board))
             }
         }
     }

@@ -35,7 +35,7 @@ public enum HubInput {
     /// Another node's commits, read from a shared store (several daemons).
     case remote(RemoteUpdate)
     /// The reader's answer to `HubEffect.readHistory`: the entries, oldest first.
-    case historyRead(id: UInt64, Result<[StoredChange], StoreError>)
+    case historyRead(id: UInt64, Result<HistoryAnswer, StoreError>)
 }
 
 /// An HTTP request with its whole body.
