@@ -13,7 +13,7 @@ import Testing
         limits.maxSections = 12
         limits.maxItems = 6
         limits.maxTitleBytes = 16
-        var checked = 0
+        var checked = 0, shortcuts = 0
         let generator = ActionPropertyTests()
         for _ in 0..<800 {
             let b = Int.random(in: 0..<boards.count, using: &rng)
@@ -21,6 +21,11 @@ import Testing
             let action = generator.randomAction(for: before, using: &rng)
             guard let change = try? before.applying(action, limits: limits) else { continue }
             let inverse = try before.inverse(of: change.ops)
+            // The shortcut for field replacements gives exactly the general undo.
+            if let fields = try before.fieldInverse(of: change.ops) {
+                #expect(fields == (try before.steppedInverse(of: change.ops)), "\(action)")
+                shortcuts += 1
+            }
             #expect(try change.board.patched(with: inverse) == before, "\(action)")
             // The same through the generic patch, and off the wire.
             #expect(try JSONPatch.apply(inverse, to: change.board.json) == before.json, "\(action)")
@@ -35,6 +40,7 @@ import Testing
             boards[b] = change.board
         }
         #expect(checked > 200)   // fewer since the focus actions joined (some are refused by design)
+        #expect(shortcuts > 50, "the field shortcut was taken \(shortcuts) times")
     }
 
     /// A fold's undo over a later move: carried to the section's new place;

@@ -16,7 +16,7 @@ import Testing
         post(h, 1, #"{"type":"toggle","section":"s1"}"#)
         let batch = try #require(h.commits.first)
         #expect(batch.keepMs == 2 * 86_400_000)
-        let record = try #require(batch.changes.first?.record)
+        let record = try #require(batch.changes.first?.record?.record())
         #expect(record.actor == "anonymous" && record.session == "http")
         #expect(record.summary == "toggle s1 → expanded '1'")
         #expect(text(record.action) == #"{"type":"toggle","section":"s1"}"#)

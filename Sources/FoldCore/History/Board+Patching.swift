@@ -9,10 +9,34 @@ extension Board {
     /// change set, and of the ids of the sections it addresses, so that
     /// applied over later changes it refuses instead of undoing the wrong thing.
     public func inverse(of ops: [PatchOp]) throws(FoldError) -> [PatchOp] {
+        if let fields = try fieldInverse(of: ops) { return fields }
+        return try steppedInverse(of: ops)
+    }
+
+    /// The general undo: each op applied in turn on a copy, which says what it replaced.
+    func steppedInverse(of ops: [PatchOp]) throws(FoldError) -> [PatchOp] {
         var board = self
         var steps: [[PatchOp]] = []
         for op in ops { steps.append(try board.step(op)) }
         return steps.reversed().flatMap { $0 }
+    }
+
+    /// The undo of ops that only replace fields of sections (a fold, a
+    /// title, items: most changes), read off this board without copying it:
+    /// such ops move no section, so every old value is where it was before
+    /// them. The same ops as `steppedInverse`; nil for any other change.
+    func fieldInverse(of ops: [PatchOp]) throws(FoldError) -> [PatchOp]? {
+        var out: [PatchOp] = []
+        out.reserveCapacity(ops.count * 3)
+        for (n, op) in ops.enumerated().reversed() {
+            guard case .replace(let path, let value) = op,
+                  case .field(let i, let name) = try Target(path, in: self), name != "id",
+                  !ops[..<n].contains(where: { if case .replace(path, _) = $0 { true } else { false } }) else { return nil }
+            out.append(.test(path: Self.sectionPath(i) + "/id", value: .string(sections[i].id)))
+            out.append(.test(path: path, value: value))
+            out.append(.replace(path: path, value: try self.value(at: path)))
+        }
+        return out
     }
 
     /// The board with `ops` applied; a failed `test` throws `conflict` naming its path.

@@ -42,6 +42,8 @@ public enum ChangeSummary {
 
     /// Long titles are cut: a summary is one line.
     static func clip(_ s: String) -> String {
+        // Most titles: short, one line; no walk over characters.
+        if s.utf8.count <= 40 && !s.utf8.contains(where: { $0 == 0x0A || $0 == 0x0D || $0 == 0x0B || $0 == 0x0C || $0 >= 0x80 }) { return s }
         let line = s.map { $0.isNewline ? " " : $0 }
         return line.count <= 40 ? String(line) : String(line.prefix(39)) + "…"
     }

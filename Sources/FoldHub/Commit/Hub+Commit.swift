@@ -2,7 +2,6 @@ import FoldCore
 
 extension Hub {
     func enqueue(_ entry: PendingEntry) {
-        var entry = entry
         entry.intent = performing
         pipeline.pending.append(entry)
         if pipeline.inFlight == nil { seal() }
@@ -23,7 +22,7 @@ extension Hub {
             case .change(let board, let epoch, let rev, let ops, _, _):
                 // A change to a board replaced or deleted later in the batch is not logged.
                 if boards[board]?.head != nil, boards[board]?.headEpoch == epoch {
-                    sealed.changes.append(StoredChange(board: board, rev: rev, ops: ops, record: e.record))
+                    sealed.changes.append(.init(board: board, rev: rev, ops: ops, record: e.record))
                 }
             case .create(let board, _, _): sealed.created.insert(board)
             case .delete(let board): sealed.deletions.append(board)

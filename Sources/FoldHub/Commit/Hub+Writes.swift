@@ -30,15 +30,13 @@ extension Hub {
             return answerJudged(reply, error: WireError(error, id: request.id, board: name), on: name)
         }
         accept(change, on: b, reply: reply, by: by) { change in
-            ChangeRecord(actor: actor.name, session: actor.session, action: ChangeSummary.record(request.action),
-                         inverse: Self.inverse(of: change, before: head),
-                         summary: ChangeSummary.describe(request.action, before: head, after: change.board))
+            RecordSource(actor: actor.name, session: actor.session, action: request.action, before: head, change: change)
         }
     }
 
     /// Moves the head by an accepted change (nil: a no-op) and queues it for
-    /// commit with its history record.
-    func accept(_ change: Change?, on b: BoardState, reply: Reply, by: String?, record: (Change) -> ChangeRecord) {
+    /// commit with what its history record is made of (built off the loop).
+    func accept(_ change: Change?, on b: BoardState, reply: Reply, by: String?, record: (Change) -> RecordSource) {
         guard let change else { return answerJudged(reply, error: nil, on: b.name) }
         b.head = change.board
         b.headRev += 1
@@ -47,12 +45,6 @@ extension Hub {
         enqueue(PendingEntry(
             mutation: .change(board: b.name, epoch: b.headEpoch, rev: b.headRev, ops: ops, message: message, after: change.board),
             reply: reply, board: b.name, rev: b.headRev, record: record(change)))
-    }
-
-    /// The change's undo, encoded; empty if it cannot be computed (it then cannot be reverted).
-    static func inverse(of change: Change, before: Board) -> [UInt8] {
-        guard let ops = try? before.inverse(of: change.ops) else { return [] }
-        return PatchOp.encode(ops)
     }
 
     func create(_ name: String, state: Board, reply: Reply, id: String?) {

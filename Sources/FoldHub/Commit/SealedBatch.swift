@@ -1,7 +1,8 @@
 import FoldCore
 
-/// A batch as handed to the committer thread: board values, not bytes, so
-/// the encoding of whole documents happens off the service thread.
+/// A batch as handed to the committer thread: board values and what each
+/// history record is made of, not bytes, so the encoding of whole documents
+/// and the building of records happen off the service thread.
 public struct SealedBatch: Sendable {
     public struct Put: Sendable {
         public var name: String
@@ -10,10 +11,18 @@ public struct SealedBatch: Sendable {
         public var board: Board
     }
 
+    /// A change for the log; `record` becomes its history record in `encoded`.
+    public struct Logged: Sendable {
+        public var board: String
+        public var rev: Int
+        public var ops: [UInt8]
+        public var record: RecordSource?
+    }
+
     public var id: UInt64
     public var deletions: [String] = []
     public var puts: [Put] = []
-    public var changes: [StoredChange] = []
+    public var changes: [Logged] = []
     public var created: Set<String> = []
     public var checks: [PositionCheck] = []
     public var historyLimit: Int
@@ -25,7 +34,7 @@ public struct SealedBatch: Sendable {
         var batch = CommitBatch(historyLimit: historyLimit, now: now, keepMs: keepMs)
         batch.deletions = deletions
         batch.boards = puts.map { StoredBoard(name: $0.name, epoch: $0.epoch, rev: $0.rev, state: $0.board.encoded()) }
-        batch.changes = changes
+        batch.changes = changes.map { StoredChange(board: $0.board, rev: $0.rev, ops: $0.ops, record: $0.record?.record()) }
         batch.created = created
         batch.checks = checks
         return batch

@@ -68,10 +68,8 @@ extension Hub {
             refuse(.conflict, "change \(rev) cannot be undone: rev \(b.headRev) changed \(path) since")
         case .applied(let change):
             accept(change, on: b, reply: reply, by: by) { change in
-                ChangeRecord(actor: actor.name, session: actor.session,
-                             action: ChangeSummary.record(request.action, reverts: undone?.rawValue),
-                             inverse: Self.inverse(of: change, before: head),
-                             summary: ChangeSummary.describe(request.action, before: head, after: change.board, reverted: record.summary))
+                RecordSource(actor: actor.name, session: actor.session, action: request.action, before: head, change: change,
+                             reverts: undone?.rawValue, reverted: record.summary)
             }
         }
     }

@@ -1,0 +1,34 @@
+/// What a change's history record is made of, as the event loop already
+/// holds it when it accepts the change: the action, the board before and
+/// the change (both shared, not copied). `record()` builds the record once,
+/// on the committer's thread, so the loop spends nothing on history.
+public struct RecordSource: Sendable {
+    public var actor: String
+    public var session: String
+    public var action: Action
+    public var before: Board
+    public var change: Change
+    /// A revert: the kind of action it undid (the record's `reverts`) and that change's summary.
+    public var reverts: String?
+    public var reverted: String?
+
+    public init(actor: String, session: String, action: Action, before: Board, change: Change,
+                reverts: String? = nil, reverted: String? = nil) {
+        self.actor = actor
+        self.session = session
+        self.action = action
+        self.before = before
+        self.change = change
+        self.reverts = reverts
+        self.reverted = reverted
+    }
+
+    /// The record as stored: the action and its undo encoded, the summary in words.
+    /// An undo that cannot be computed is left empty (the change then cannot be reverted).
+    public func record() -> ChangeRecord {
+        let inverse = (try? before.inverse(of: change.ops)).map(PatchOp.encode) ?? []
+        return ChangeRecord(actor: actor, session: session,
+                            action: ChangeSummary.record(action, reverts: reverts), inverse: inverse,
+                            summary: ChangeSummary.describe(action, before: before, after: change.board, reverted: reverted))
+    }
+}
