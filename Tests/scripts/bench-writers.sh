@@ -3,13 +3,15 @@
 # part 3): 50 writers, every ack after its commit, the daemon on core 0 and
 # the benchmark on core 1, servers interleaved, REPEAT (3) runs each; JSON
 # lines into $OUT (default bench-results/writers) and medians printed.
-#   BASELINE=/path/to/old/foldsyncd Tests/scripts/bench-writers.sh [scenario...]
+#   BASELINE=/path/to/old/foldsyncd [PREVIOUS=/path/to/foldsyncd] Tests/scripts/bench-writers.sh [scenario...]
+# BASELINE joins the write-rate scenarios (the issue's is commit 84dd24e, before
+# history), PREVIOUS the readers scenario (the build before a change).
 # Scenarios:
 #   each     50 writers, a board each
 #   shared   50 writers on one single-mode board
 #   readers  50 writers (a board each) beside 64 history readers, each asking
-#            for the latest 1,000 entries twice a second (current build only,
-#            with and without the readers)
+#            for the latest 1,000 entries twice a second, with and without
+#            the readers (the current build, and PREVIOUS when given)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source Tests/scripts/bench-lib.sh
@@ -49,7 +51,11 @@ for i in $(seq "$repeat"); do
                  one "$bin/foldsyncd" current each --writers 50 ;;
         shared)  [[ -z "${BASELINE:-}" ]] || one "$BASELINE" baseline shared --writers 50 --shared-board
                  one "$bin/foldsyncd" current shared --writers 50 --shared-board ;;
-        readers) one "$bin/foldsyncd" current readers-off --writers 50
+        readers) if [[ -n "${PREVIOUS:-}" ]]; then
+                     one "$PREVIOUS" previous readers-off --writers 50
+                     one "$PREVIOUS" previous readers-on --writers 50 --history-readers 64
+                 fi
+                 one "$bin/foldsyncd" current readers-off --writers 50
                  one "$bin/foldsyncd" current readers-on --writers 50 --history-readers 64 ;;
         *) echo "unknown scenario $s" >&2; exit 2 ;;
         esac
@@ -67,5 +73,10 @@ for (scenario, server), rs in sorted(runs.items()):
     p99 = statistics.median(x["ack_ms"]["p99"] for x in rs)
     ok = all(x["check_ok"] for x in rs)
     runlist = ", ".join("%.0f" % x["acks_per_second"] for x in rs)
-    print(f"{scenario:12} {server:9} runs {len(rs)}: {rate:9.0f} acks/s (runs {runlist}), ack p50 {p50:.2f} ms p99 {p99:.2f} ms, check {'ok' if ok else 'FAILED'}")
+    reads = ""
+    if all("history_readers" in x for x in rs):
+        n = statistics.median(x["history_readers"]["reads"] for x in rs)
+        rp99 = statistics.median(x["history_readers"]["read_ms"]["p99"] for x in rs)
+        reads = f", {n:.0f} history reads (p99 {rp99:.0f} ms)"
+    print(f"{scenario:12} {server:9} runs {len(rs)}: {rate:9.0f} acks/s (runs {runlist}), ack p50 {p50:.2f} ms p99 {p99:.2f} ms{reads}, check {'ok' if ok else 'FAILED'}")
 PY

@@ -4,8 +4,9 @@ import Foundation
 import FoldHub
 
 /// The one thread that writes the store after start-up, so the event loop
-/// never waits on the disk (history reads have a thread of their own, `Reader`). The service thread submits; results come back
-/// through `report`, which posts to the hub and wakes lws.
+/// never waits on the disk (history reads have a thread of their own,
+/// `Reader`). The service thread submits; results come back through
+/// `report`, which posts to the hub and wakes lws.
 final class Committer: Sendable {
     private enum Job: Sendable {
         case commit(SealedBatch)
@@ -14,9 +15,7 @@ final class Committer: Sendable {
     }
 
     let store: any BoardStore & Sendable
-    private let jobs = Locked<[Job]>([])
-    private let signal = DispatchSemaphore(value: 0)
-    private let done = DispatchSemaphore(value: 0)
+    private let worker = WorkerThread<Job>(name: "foldsync-committer")
     private let report: @Sendable (CommitOutcome) -> Void
     /// A shared store's refusal came with the boards as they stand: handed on right after the outcome.
     private let caughtUp: @Sendable ([StoreUpdate]) -> Void
@@ -31,56 +30,41 @@ final class Committer: Sendable {
     /// Milliseconds since 1970, UTC: the commit time every history record carries.
     static func wallClockMs() -> Int { Int((Date().timeIntervalSince1970 * 1000).rounded()) }
 
-    func start() {
-        let thread = Thread { [self] in loop() }
-        thread.name = "foldsync-committer"
-        thread.start()
-    }
+    func start() { worker.start { [self] job in run(job) } }
 
     /// Any thread.
-    func submit(_ batch: SealedBatch) { enqueue(.commit(batch)) }
-    func probe() { enqueue(.probe) }
+    func submit(_ batch: SealedBatch) { worker.enqueue(.commit(batch)) }
+    func probe() { worker.enqueue(.probe) }
 
     /// Finishes what was submitted, closes the store, then ends the thread; waits at most `timeout`.
-    func stop(timeout: Double) {
-        enqueue(.stop)
-        _ = done.wait(timeout: .now() + timeout)
-    }
+    func stop(timeout: Double) { worker.finish(with: .stop, timeout: timeout) }
 
-    private func enqueue(_ job: Job) {
-        jobs.withLock { $0.append(job) }
-        signal.signal()
-    }
-
-    private func loop() {
-        while true {
-            signal.wait()
-            guard let job = jobs.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) else { continue }
-            switch job {
-            case .commit(let sealed):
-                let started = DispatchTime.now().uptimeNanoseconds
-                do {
-                    try store.commit(sealed.encoded(now: Self.wallClockMs()))
-                    let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
-                    report(.committed(batch: sealed.id, seconds: seconds))
-                } catch {
-                    report(error.moved ? .moved(batch: sealed.id, reason: error.description)
-                                       : .failed(batch: sealed.id, reason: error.description))
-                    if error.moved && !error.caughtUp.isEmpty { caughtUp(error.caughtUp) }
-                }
-            case .probe:
-                do {
-                    try store.probe()
-                    report(.probed(ok: true, reason: ""))
-                } catch {
-                    report(.probed(ok: false, reason: error.description))
-                }
-            case .stop:
-                // A clean stop leaves the store whole on its own (SQLite: no -wal to copy along).
-                store.close()
-                done.signal()
-                return
+    private func run(_ job: Job) -> Bool {
+        switch job {
+        case .commit(let sealed):
+            let started = DispatchTime.now().uptimeNanoseconds
+            do {
+                try store.commit(sealed.encoded(now: Self.wallClockMs()))
+                let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
+                report(.committed(batch: sealed.id, seconds: seconds))
+            } catch {
+                report(error.moved ? .moved(batch: sealed.id, reason: error.description)
+                                   : .failed(batch: sealed.id, reason: error.description))
+                if error.moved && !error.caughtUp.isEmpty { caughtUp(error.caughtUp) }
             }
+            return true
+        case .probe:
+            do {
+                try store.probe()
+                report(.probed(ok: true, reason: ""))
+            } catch {
+                report(.probed(ok: false, reason: error.description))
+            }
+            return true
+        case .stop:
+            // A clean stop leaves the store whole on its own (SQLite: no -wal to copy along).
+            store.close()
+            return false
         }
     }
 }

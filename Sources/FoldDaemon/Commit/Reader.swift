@@ -15,9 +15,7 @@ final class Reader: Sendable {
     }
 
     private let source: any HistoryReader & Sendable
-    private let jobs = Locked<[Job]>([])
-    private let signal = DispatchSemaphore(value: 0)
-    private let done = DispatchSemaphore(value: 0)
+    private let worker = WorkerThread<Job>(name: "foldsync-reader")
     private let answer: @Sendable (UInt64, Result<HistoryAnswer, StoreError>) -> Void
     /// A test hook (`FOLDSYNCD_TEST_READ_DELAY_MS`): every read takes at least
     /// this long, so a test can show that commits go on meanwhile.
@@ -28,43 +26,27 @@ final class Reader: Sendable {
         self.answer = answer
     }
 
-    func start() {
-        let thread = Thread { [self] in loop() }
-        thread.name = "foldsync-reader"
-        thread.start()
-    }
+    func start() { worker.start { [self] job in run(job) } }
 
     /// Any thread. The read sees every change committed before it starts.
-    func read(_ r: HistoryRead) { enqueue(.read(r)) }
+    func read(_ r: HistoryRead) { worker.enqueue(.read(r)) }
 
     /// Answers what was asked, closes its connection, then ends the thread; waits at most `timeout`.
-    func stop(timeout: Double) {
-        enqueue(.stop)
-        _ = done.wait(timeout: .now() + timeout)
-    }
+    func stop(timeout: Double) { worker.finish(with: .stop, timeout: timeout) }
 
-    private func enqueue(_ job: Job) {
-        jobs.withLock { $0.append(job) }
-        signal.signal()
-    }
-
-    private func loop() {
-        while true {
-            signal.wait()
-            guard let job = jobs.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) else { continue }
-            switch job {
-            case .read(let r):
-                if delayMs > 0 { usleep(delayMs * 1000) }
-                do {
-                    answer(r.id, .success(try r.run(on: source)))
-                } catch {
-                    answer(r.id, .failure(error))
-                }
-            case .stop:
-                source.close()
-                done.signal()
-                return
+    private func run(_ job: Job) -> Bool {
+        switch job {
+        case .read(let r):
+            if delayMs > 0 { usleep(delayMs * 1000) }
+            do {
+                answer(r.id, .success(try r.run(on: source)))
+            } catch {
+                answer(r.id, .failure(error))
             }
+            return true
+        case .stop:
+            source.close()
+            return false
         }
     }
 }
