@@ -132,6 +132,18 @@ import Testing
         #expect(acks.map(\.rev) == [2, 3])
     }
 
+    /// Everything that waited for the catch-up goes again as one batch: one
+    /// by one, the first went alone and lost again to the node that had just
+    /// won, while the rest queued behind it.
+    @Test func heldRequestsGoAgainAsOneBatch() throws {
+        let h = refusedToggle(tag: "first")
+        h.act(1, .toggle, #""section":"s0""#, tag: "second")
+        h.act(1, .setTitle, #""section":"s1","title":"x""#, tag: "third")
+        h.feed(.remote(.changes(board: "default", epoch: "e0", [theirs])))
+        #expect(h.commits.count == 1)
+        #expect(h.commits.first?.changes.map(\.rev) == [2, 3, 4])
+    }
+
     /// A store failure answers what waits for a catch-up at once (`internal`), never later.
     @Test func aFailureAnswersHeldRequestsAtOnce() throws {
         let h = refusedToggle(tag: "first")

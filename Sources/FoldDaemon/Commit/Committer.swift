@@ -30,7 +30,8 @@ final class Committer: Sendable {
     /// Milliseconds since 1970, UTC: the commit time every history record carries.
     static func wallClockMs() -> Int { Int((Date().timeIntervalSince1970 * 1000).rounded()) }
 
-    func start() { worker.start { [self] job in run(job) } }
+    /// A tenth of a second without work: the store may let go of a lock it keeps for a retry.
+    func start() { worker.start(idleEvery: 0.1, idle: { [store] in store.idle() }) { [self] job in run(job) } }
 
     /// Any thread.
     func submit(_ batch: SealedBatch) { worker.enqueue(.commit(batch)) }

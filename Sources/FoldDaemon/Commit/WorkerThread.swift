@@ -12,11 +12,19 @@ final class WorkerThread<Job: Sendable>: Sendable {
     init(name: String) { self.name = name }
 
     /// Starts the thread: `run` takes each job in turn and returns false
-    /// after the one that ends the thread.
-    func start(_ run: @escaping @Sendable (Job) -> Bool) {
+    /// after the one that ends the thread; `idle` runs when `idleEvery`
+    /// seconds pass without a job.
+    func start(idleEvery: Double? = nil, idle: @escaping @Sendable () -> Void = {}, _ run: @escaping @Sendable (Job) -> Bool) {
         let thread = Thread { [self] in
             while true {
-                signal.wait()
+                if let every = idleEvery {
+                    if signal.wait(timeout: .now() + every) == .timedOut {
+                        idle()
+                        continue
+                    }
+                } else {
+                    signal.wait()
+                }
                 guard let job = jobs.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) else { continue }
                 if !run(job) { break }
             }

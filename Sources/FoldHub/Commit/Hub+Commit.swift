@@ -4,7 +4,7 @@ extension Hub {
     func enqueue(_ entry: PendingEntry) {
         entry.intent = performing
         pipeline.pending.append(entry)
-        if pipeline.inFlight == nil { seal() }
+        if pipeline.inFlight == nil && !regrouping { seal() }
     }
 
     /// Everything pending becomes one batch: one transaction, one fsync.

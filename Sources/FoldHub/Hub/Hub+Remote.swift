@@ -140,6 +140,14 @@ extension Hub {
         guard held.contains(where: { $0.board == board }) else { return }
         let mine = held.filter { $0.board == board }
         held.removeAll { $0.board == board }
+        // One batch for all of them: sealed one by one, the first went alone and
+        // lost again to the node that had just won while the rest queued behind
+        // it (a 1-entry batch refused over and over beside 135 pending, measured).
+        regrouping = true
+        defer {
+            regrouping = false
+            seal()
+        }
         for e in mine {
             switch e.intent {
             case .action(let request, let by, let actor): perform(request, reply: e.reply, by: by, actor: actor)

@@ -37,6 +37,8 @@ public final class Hub {
     /// Revert reads held until their board has committed the rev the revert
     /// was asked at (the reader sees only what is committed).
     var heldReads: [(rev: Int, read: HistoryRead)] = []
+    /// While set, accepted entries wait to be sealed together (`retryHeld`).
+    var regrouping = false
 
     /// The time of the input being handled.
     private(set) var now: Instant = 0

@@ -96,13 +96,10 @@ import Testing
         }
         let survivorsUnanswered = all.filter { !$0.acked && $0.writer == 4 }
         #expect(survivorsUnanswered.isEmpty, "\(describe(survivorsUnanswered))")
-        // Known, open (issue 22 part 3 and this stop's note): under CI's parallel load the four
-        // writers' node has stopped answering for over 30 s while the survivor's writer won every
-        // batch on the shared board. Kept visible as a known issue, not hidden, until the turn is fair.
+        // Before the turn was fair (issue 22 part 3) the four writers' node could starve here,
+        // the survivor's writer winning every batch on the shared board for over 30 s.
         let beforeKillUnanswered = all.filter { !$0.acked && $0.writer < 4 && $0.ended < killedAt }
-        withKnownIssue("a contended board can starve one node's writers (issue 22 part 3)", isIntermittent: true) {
-            #expect(beforeKillUnanswered.isEmpty, "\(describe(beforeKillUnanswered))")
-        }
+        #expect(beforeKillUnanswered.isEmpty, "\(describe(beforeKillUnanswered))")
         // The dead node's writers: an ack or no answer, never another status.
         let answeredWrongly = all.filter { $0.status != nil && !$0.acked }
         #expect(answeredWrongly.isEmpty, "\(answeredWrongly.prefix(3).map { "\($0.id): \($0.status ?? 0) \($0.error ?? "")" })")
