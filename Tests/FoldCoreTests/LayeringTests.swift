@@ -42,6 +42,16 @@ import Testing
         #expect(others.isEmpty, "\(others.map(\.line))")
     }
 
+    /// Where threads meet stands below the transport: the mailbox and the
+    /// threads target know nothing of libwebsockets (the waker is handed its call).
+    @Test func theMailboxAndTheThreadsKnowNoTransport() throws {
+        let all = try Self.imports()
+        let threads = all.filter { $0.target == "FoldThreads" && $0.module.hasPrefix("Fold") }
+        #expect(threads.isEmpty, "\(threads.map(\.line))")
+        let mailbox = all.filter { $0.target == "FoldMailbox" }
+        #expect(mailbox.map(\.module) == ["FoldThreads"], "\(mailbox.map(\.line))")
+    }
+
     @Test(arguments: [("CSQLite", "FoldStore"), ("CCrypto", "FoldCrypto"), ("CLibWebSockets", "FoldTransport"),
                       ("CLibPQ", "FoldPostgres")])
     func oneImporterPerCLibrary(module: String, owner: String) throws {

@@ -5,7 +5,7 @@
 # lines into $OUT (default bench-results/writers) and medians printed.
 #   BASELINE=/path/to/old/foldsyncd [PREVIOUS=/path/to/foldsyncd] Tests/scripts/bench-writers.sh [scenario...]
 # BASELINE joins the write-rate scenarios (the is commit 84dd24e, before
-# history), PREVIOUS the readers scenario (the build before a change).
+# history), PREVIOUS every scenario (the build before a change).
 # Scenarios:
 #   each     50 writers, a board each
 #   shared   50 writers on one single-mode board
@@ -48,8 +48,10 @@ for i in $(seq "$repeat"); do
     for s in "${scenarios[@]}"; do
         case "$s" in
         each)    [[ -z "${BASELINE:-}" ]] || one "$BASELINE" baseline each --writers 50
+                 [[ -z "${PREVIOUS:-}" ]] || one "$PREVIOUS" previous each --writers 50
                  one "$bin/foldsyncd" current each --writers 50 ;;
         shared)  [[ -z "${BASELINE:-}" ]] || one "$BASELINE" baseline shared --writers 50 --shared-board
+                 [[ -z "${PREVIOUS:-}" ]] || one "$PREVIOUS" previous shared --writers 50 --shared-board
                  one "$bin/foldsyncd" current shared --writers 50 --shared-board ;;
         readers) if [[ -n "${PREVIOUS:-}" ]]; then
                      one "$PREVIOUS" previous readers-off --writers 50

@@ -1,3 +1,4 @@
+import FoldThreads
 import FoldCore
 import FoldCrypto
 import FoldStore

@@ -1,3 +1,4 @@
+import FoldThreads
 import CLibWebSockets
 import FoldCore
 import Glibc

@@ -1,3 +1,4 @@
+import FoldThreads
 import CLibWebSockets
 import Glibc
 
@@ -77,7 +78,9 @@ final class LWSContext {
         precondition(raw == nil, "one context per owner")
         guard let ctx = lws_create_context(&info) else { return nil }
         raw = ctx
-        waker.attach(ctx)
+        // `lws_cancel_service`: the one lws call other threads may make.
+        let ref = ContextRef(raw: ctx)
+        waker.attach { lws_cancel_service(ref.raw) }
         return ctx
     }
 
@@ -101,4 +104,10 @@ final class LWSContext {
             lws_sul_schedule(ctx, 0, sul, timerFired, lws_usec_t(us))
         }
     }
+}
+
+/// An lws context pointer that may cross threads: only the waker's call
+/// holds one, and only uses it under the waker's mutex.
+struct ContextRef: @unchecked Sendable {
+    let raw: OpaquePointer
 }

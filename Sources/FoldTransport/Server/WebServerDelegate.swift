@@ -1,3 +1,4 @@
+import FoldThreads
 import FoldCore
 
 /// What the transport reports. Every method runs on the service thread.

@@ -1,3 +1,4 @@
+import FoldThreads
 import Foundation
 import Dispatch
 

@@ -1,7 +1,7 @@
 import Glibc
 
 /// A value behind a pthread mutex, for the few places threads meet (the
-/// mailbox, the waker, the timer clock, the committer's jobs).
+/// mailbox, the waker, the timer clock, the committer's and reader's jobs).
 ///
 /// Not `Synchronization.Mutex`: its contended path runs in runtime code that
 /// ThreadSanitizer does not see, so every contended hand-over is reported as

@@ -1,20 +1,19 @@
-import FoldTransport
 import Foundation
 
 /// A thread of its own that runs jobs in the order they were handed over:
 /// the committer's and the reader's. Any thread may hand over a job.
-final class WorkerThread<Job: Sendable>: Sendable {
+public final class WorkerThread<Job: Sendable>: Sendable {
     private let name: String
     private let jobs = Locked<[Job]>([])
     private let signal = DispatchSemaphore(value: 0)
     private let done = DispatchSemaphore(value: 0)
 
-    init(name: String) { self.name = name }
+    public init(name: String) { self.name = name }
 
     /// Starts the thread: `run` takes each job in turn and returns false
     /// after the one that ends the thread; `idle` runs when `idleEvery`
     /// seconds pass without a job.
-    func start(idleEvery: Double? = nil, idle: @escaping @Sendable () -> Void = {}, _ run: @escaping @Sendable (Job) -> Bool) {
+    public func start(idleEvery: Double? = nil, idle: @escaping @Sendable () -> Void = {}, _ run: @escaping @Sendable (Job) -> Bool) {
         let thread = Thread { [self] in
             while true {
                 if let every = idleEvery {
@@ -34,13 +33,13 @@ final class WorkerThread<Job: Sendable>: Sendable {
         thread.start()
     }
 
-    func enqueue(_ job: Job) {
+    public func enqueue(_ job: Job) {
         jobs.withLock { $0.append(job) }
         signal.signal()
     }
 
     /// Hands over `last` (a job that ends the thread) behind the others; waits at most `timeout` for it.
-    func finish(with last: Job, timeout: Double) {
+    public func finish(with last: Job, timeout: Double) {
         enqueue(last)
         _ = done.wait(timeout: .now() + timeout)
     }
