@@ -81,7 +81,7 @@ extension Hub {
                 answer(e.reply, error: WireError(.internal, "the change could not be stored: \(reason)", board: e.board))
             }
             pipeline.backoff.reset()
-            arm(.probe, at: now.adding(seconds: pipeline.backoff.next(random: .random(in: 0..<1))))
+            arm(.probe, at: now.adding(seconds: pipeline.backoff.next(random: unitRandom())))
             refreshStatus(now: true)
             catchUpDeferred()
         case .moved(let id, let reason):
@@ -100,7 +100,7 @@ extension Hub {
                     pipeline.fault = reason
                     refreshStatus(now: true)
                 }
-                arm(.probe, at: now.adding(seconds: pipeline.backoff.next(random: .random(in: 0..<1))))
+                arm(.probe, at: now.adding(seconds: pipeline.backoff.next(random: unitRandom())))
             }
         }
     }

@@ -51,7 +51,7 @@ extension Hub {
         guard boardCount < config.limits.maxBoards else {
             return answer(reply, error: WireError(.invalid, "the store already holds \(config.limits.maxBoards) boards", id: id, board: name))
         }
-        let epoch = Self.newEpoch()
+        let epoch = newEpoch()
         if let b = boards[name] {
             b.head = state
             b.headEpoch = epoch

@@ -51,11 +51,16 @@ public final class Hub {
     let statusEvery: Double?
     /// Hashes and compares token secrets (OpenSSL's, in the daemon).
     let digest: any SecretDigest
+    /// Where epochs and the probes' jitter come from: the system's generator
+    /// in the daemon, a seeded one in tests, so a run replays exactly.
+    var random: any RandomNumberGenerator
 
     public init(config: DaemonConfig, logger: Logger, digest: any SecretDigest, boards loaded: [BoardState],
-                watchdogEvery: Double? = nil, statusEvery: Double? = nil) {
+                watchdogEvery: Double? = nil, statusEvery: Double? = nil,
+                random: any RandomNumberGenerator = SystemRandomNumberGenerator()) {
         self.config = config
         self.digest = digest
+        self.random = random
         self.watchdogEvery = watchdogEvery
         self.statusEvery = statusEvery
         self.sink = logger
@@ -114,10 +119,20 @@ public final class Hub {
     /// How much a connection's queue may hold before fan-out resynchronises it.
     public var queueBound: QueueBound { QueueBound(frames: config.maxQueueFrames, bytes: config.maxQueueBytes) }
 
-    /// A fresh epoch: 16 hex digits.
+    /// A fresh epoch: 16 hex digits (outside a hub: start-up, a restored backup).
     public static func newEpoch() -> String {
         var g = SystemRandomNumberGenerator()
-        let hex = String(g.next() as UInt64, radix: 16)
+        return epoch(g.next())
+    }
+
+    /// An epoch from the hub's own source.
+    func newEpoch() -> String { Self.epoch(random.next()) }
+
+    /// A number in [0, 1) from the hub's own source.
+    func unitRandom() -> Double { Double(random.next() >> 11) / Double(1 << 53) }
+
+    static func epoch(_ n: UInt64) -> String {
+        let hex = String(n, radix: 16)
         return String(repeating: "0", count: 16 - hex.count) + hex
     }
 }
