@@ -2,7 +2,7 @@ import FoldCore
 
 extension Hub {
     func enqueue(_ entry: PendingEntry) {
-        entry.intent = performing
+        entry.intent = currentIntent
         pipeline.pending.append(entry)
         if pipeline.inFlight == nil && !regrouping { seal() }
     }
@@ -72,9 +72,9 @@ extension Hub {
             pipeline.fault = reason
             metrics.commitFailures += 1
             // Requests held for a catch-up too: the store is failing, their answer must not wait for it.
-            let refused = flight.entries + pipeline.pending + held
+            let refused = flight.entries + pipeline.pending + awaitingCatchUp
             pipeline.pending = []
-            held = []
+            awaitingCatchUp = []
             for b in boards.values { b.rollBack() }
             boards = boards.filter { $0.value.committed != nil }
             for e in refused {

@@ -4,8 +4,8 @@ extension Hub {
     /// Applies an action to the head and queues it for commit; the reply
     /// (and the patch) wait for the commit.
     func perform(_ request: ActionRequest, reply: Reply, by: String?, actor: Author) {
-        performing = .action(request, by: by, actor: actor)
-        defer { performing = nil }
+        currentIntent = .action(request, by: by, actor: actor)
+        defer { currentIntent = nil }
         let name = request.board
         if holdBehindCatchUp(name, reply: reply) { return }
         if let fault = pipeline.fault {
@@ -65,8 +65,8 @@ extension Hub {
     }
 
     func delete(_ name: String, reply: Reply) {
-        performing = .delete(board: name)
-        defer { performing = nil }
+        currentIntent = .delete(board: name)
+        defer { currentIntent = nil }
         if holdBehindCatchUp(name, reply: reply) { return }
         if let fault = pipeline.fault {
             return answer(reply, error: WireError(.internal, "the store refuses writes (\(fault))", board: name))

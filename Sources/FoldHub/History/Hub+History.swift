@@ -35,7 +35,7 @@ extension Hub {
         if isCommitted(board, to: rev) {
             emit(.readHistory(read))
         } else {
-            heldReads.append((rev, read))
+            readsAwaitingCommit.append((rev, read))
         }
         return true
     }
@@ -49,8 +49,8 @@ extension Hub {
     }
 
     /// Hands over the held reads whose boards have committed far enough, in the order they were asked.
-    func releaseHeldReads() {
-        heldReads.removeAll { held in
+    func releaseReadsAwaitingCommit() {
+        readsAwaitingCommit.removeAll { held in
             guard isCommitted(held.read.board, to: held.rev) else { return false }
             emit(.readHistory(held.read))
             return true

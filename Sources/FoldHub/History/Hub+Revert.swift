@@ -25,8 +25,8 @@ extension Hub {
     func finishRevert(_ request: ActionRequest, rev: Int, read: [StoredChange], reply: Reply, by: String?, actor: Author) {
         let name = request.board
         // The guards are judged against the store's head (`answerJudged`); a refused one is the action again.
-        performing = .action(request, by: by, actor: actor)
-        defer { performing = nil }
+        currentIntent = .action(request, by: by, actor: actor)
+        defer { currentIntent = nil }
         func refuse(_ code: ErrorCode, _ message: String) { answerJudged(reply, error: WireError(code, message, id: request.id, board: name), on: name) }
         guard let entry = read.first, entry.rev == rev else {
             return refuse(.notFound, "change \(rev) is no longer in the history of '\(name)' (history-days \(config.historyDaysText), history-per-board \(config.historyPerBoard))")

@@ -14,7 +14,7 @@ extension Hub {
         case .presence(let counts): return remotePresence(counts)
         }
         if hasWritesWaiting(on: name) {
-            behind.insert(name)
+            remoteSkipped.insert(name)
             return
         }
         switch update {
@@ -23,7 +23,7 @@ extension Hub {
         case .deleted: deleteRemote(name)
         case .presence: break
         }
-        retryHeld(on: name)
+        retryAwaitingCatchUp(on: name)
     }
 
     func hasWritesWaiting(on board: String) -> Bool {
@@ -32,8 +32,8 @@ extension Hub {
 
     /// After the store answered: ask for the boards skipped meanwhile.
     func catchUpDeferred() {
-        for name in behind.sorted() where !hasWritesWaiting(on: name) {
-            behind.remove(name)
+        for name in remoteSkipped.sorted() where !hasWritesWaiting(on: name) {
+            remoteSkipped.remove(name)
             let b = boards[name]
             emit(.catchUp(board: name, epoch: b?.epoch ?? "", after: b?.rev ?? 0))
         }
@@ -116,8 +116,8 @@ extension Hub {
                 answer(e.reply, error: WireError(.internal, "the change could not be stored: \(reason)", board: e.board))
                 continue
             }
-            if !held.contains(where: { $0.board == e.board }) && !boardsToRead.contains(e.board) { boardsToRead.append(e.board) }
-            held.append(e)
+            if !awaitingCatchUp.contains(where: { $0.board == e.board }) && !boardsToRead.contains(e.board) { boardsToRead.append(e.board) }
+            awaitingCatchUp.append(e)
         }
         for name in boardsToRead {
             emit(.catchUp(board: name, epoch: boards[name]?.epoch ?? "", after: boards[name]?.rev ?? 0))
@@ -130,16 +130,16 @@ extension Hub {
     /// batch the shared store refuses (and, while they keep coming, keep the
     /// catch-up from ever being applied). True when the request was held.
     func holdBehindCatchUp(_ board: String, reply: Reply) -> Bool {
-        guard pipeline.fault == nil, held.contains(where: { $0.board == board }) else { return false }
-        held.append(PendingEntry(mutation: nil, reply: reply, board: board, rev: 0, intent: performing))
+        guard pipeline.fault == nil, awaitingCatchUp.contains(where: { $0.board == board }) else { return false }
+        awaitingCatchUp.append(PendingEntry(mutation: nil, reply: reply, board: board, rev: 0, intent: currentIntent))
         return true
     }
 
     /// The board's catch-up was applied: its held actions go again, in the order they came.
-    func retryHeld(on board: String) {
-        guard held.contains(where: { $0.board == board }) else { return }
-        let mine = held.filter { $0.board == board }
-        held.removeAll { $0.board == board }
+    func retryAwaitingCatchUp(on board: String) {
+        guard awaitingCatchUp.contains(where: { $0.board == board }) else { return }
+        let mine = awaitingCatchUp.filter { $0.board == board }
+        awaitingCatchUp.removeAll { $0.board == board }
         // One batch for all of them: sealed one by one, the first went alone and
         // lost again to the node that had just won while the rest queued behind
         // it (a 1-entry batch refused over and over beside 135 pending, measured).

@@ -24,20 +24,20 @@ public final class Hub {
     var connectionsPerIP: [String: Int] = [:]
     var phase = Phase.serving
     /// Boards of a shared store whose remote updates were skipped while this node's writes waited.
-    var behind: Set<String> = []
+    var remoteSkipped: Set<String> = []
     /// Actions of a batch a shared store refused, waiting for their board's catch-up to be applied again.
-    var held: [PendingEntry] = []
+    var awaitingCatchUp: [PendingEntry] = []
     /// Viewers per board on other nodes of a shared store (`RemoteUpdate.presence`).
     var remoteViewers: [String: ViewerCount] = [:]
     /// The action `perform` is queueing (attached to its entry by `enqueue`).
-    var performing: Intent?
+    var currentIntent: Intent?
     /// History reads handed to the reader, by id, and who waits for each.
     var reads: [UInt64: PendingRead] = [:]
     var nextReadID: UInt64 = 1
     /// Revert reads held until their board has committed the rev the revert
     /// was asked at (the reader sees only what is committed).
-    var heldReads: [(rev: Int, read: HistoryRead)] = []
-    /// While set, accepted entries wait to be sealed together (`retryHeld`).
+    var readsAwaitingCommit: [(rev: Int, read: HistoryRead)] = []
+    /// While set, accepted entries wait to be sealed together (`retryAwaitingCatchUp`).
     var regrouping = false
 
     /// The time of the input being handled.
@@ -86,7 +86,7 @@ public final class Hub {
         case .remote(let update): remote(update)
         case .historyRead(let id, let result): historyRead(id, result)
         }
-        if !heldReads.isEmpty { releaseHeldReads() }
+        if !readsAwaitingCommit.isEmpty { releaseReadsAwaitingCommit() }
         checkShutdown()
         // Handed over whole: most inputs (a queue drained) have no effect and then allocate nothing.
         let effects = out
