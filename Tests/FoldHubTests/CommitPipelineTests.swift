@@ -29,7 +29,7 @@ import Testing
         h.finishCommits()
         let after = Array(h.effects[before...])
         // One fan-out effect: the patch encoded once for all three.
-        let fanOuts = after.compactMap { if case .fanOut(let ids, let f) = $0 { (Set(ids), f) } else { nil } }
+        let fanOuts = after.compactMap { if case .fanOut(let ids, let f, _) = $0 { (Set(ids), f) } else { nil } }
         #expect(fanOuts.count == 1)
         #expect(fanOuts.first?.0 == [1, 2, 3])
         let ackIndex = after.firstIndex { if case .send([2], _) = $0 { true } else { false } }

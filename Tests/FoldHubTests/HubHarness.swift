@@ -51,7 +51,7 @@ final class HubHarness {
         switch e {
         case .send(let ids, let frame):
             for id in ids where closes[id] == nil { queues[id, default: []].append(frame) }
-        case .fanOut(let ids, let frame):
+        case .fanOut(let ids, let frame, _):
             let bound = hub.queueBound
             for id in ids where closes[id] == nil {
                 let q = queues[id, default: []]

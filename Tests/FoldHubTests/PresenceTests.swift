@@ -10,7 +10,7 @@ import Testing
 
     func presenceMessages(_ h: HubHarness, since: Int) -> [JSON] {
         h.effects[since...].compactMap { e -> JSON? in
-            guard case .fanOut(_, let f) = e, let json = try? JSONParser.parse(f), json.type == "presence" else { return nil }
+            guard case .fanOut(_, let f, _) = e, let json = try? JSONParser.parse(f), json.type == "presence" else { return nil }
             return json
         }
     }

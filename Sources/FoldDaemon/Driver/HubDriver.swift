@@ -32,38 +32,24 @@ final class HubDriver {
 
     static func now() -> Instant { DispatchTime.now().uptimeNanoseconds }
 
+    /// Carries out the hub's effects one for one, in order: every decision
+    /// (when a fan-out's frame leaves, too) was made by the hub.
     func feed(_ input: HubInput) {
-        let effects = hub.handle(input, at: Self.now())
-        // A lone fan-out writes as it goes; several wait for the turn's flush
-        // so a subscriber of each gets them in one write (see `WebServer.fanOut`).
-        // A connection also answered in this turn (the originator's ack) waits
-        // for the flush too, and gets its patch and its ack in one write.
-        var fanOuts = 0
-        var answered: [UInt64] = []
-        for effect in effects {
-            switch effect {
-            case .fanOut: fanOuts += 1
-            case .send(let ids, _) where fanOuts > 0: answered += ids
-            default: break
-            }
-        }
-        // Many answers (a group of no-ops beside one change) would make the
-        // per-subscriber check a scan: then the flush writes everyone, as for several fan-outs.
-        let alone = fanOuts == 1 && answered.count <= Self.maxAnsweredAlone
-        for effect in effects { perform(effect, alone: alone, answered: alone ? answered : []) }
+        for effect in hub.handle(input, at: Self.now()) { perform(effect) }
     }
 
-    /// Connections answered beside a lone fan-out that still let it write as it goes.
-    static let maxAnsweredAlone = 8
-
-    func perform(_ effect: HubEffect, alone: Bool = false, answered: [UInt64] = []) {
+    func perform(_ effect: HubEffect) {
         switch effect {
         case .send(let ids, let bytes):
             let frame = OutFrame(bytes)
             for id in ids { server.connection(id)?.send(frame) }
-        case .fanOut(let ids, let bytes):
+        case .fanOut(let ids, let bytes, let flush):
             let frame = OutFrame(bytes)
-            server.fanOut(frame, to: ids, within: hub.queueBound, writeNow: alone, except: answered) { id in
+            let (now, except): (Bool, [UInt64]) = switch flush {
+            case .endOfTurn: (false, [])
+            case .now(let except): (true, except)
+            }
+            server.fanOut(frame, to: ids, within: hub.queueBound, writeNow: now, except: except) { id in
                 // At once, so the resync lands before anything queued after this frame.
                 feed(.overflowed(id: id, bytes: frame.count))
             }

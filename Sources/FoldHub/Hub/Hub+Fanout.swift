@@ -8,7 +8,7 @@ extension Hub {
         guard !ids.isEmpty else { return }
         metrics.framesQueued += ids.count
         metrics.bytesQueued += ids.count * frame.count
-        emit(.fanOut(ids: ids, frame: frame))
+        emit(.fanOut(ids: ids, frame: frame, flush: .endOfTurn))
     }
 
     /// A fan-out frame did not fit: the session is resynchronised instead

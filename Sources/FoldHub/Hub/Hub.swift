@@ -89,8 +89,9 @@ public final class Hub {
         if !readsAwaitingCommit.isEmpty { releaseReadsAwaitingCommit() }
         checkShutdown()
         // Handed over whole: most inputs (a queue drained) have no effect and then allocate nothing.
-        let effects = out
+        var effects = out
         out = []
+        if !effects.isEmpty { FanOutFlush.decide(&effects) }
         return effects
     }
 

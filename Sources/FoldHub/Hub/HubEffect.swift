@@ -6,8 +6,9 @@ public enum HubEffect {
     case send(ids: [UInt64], frame: [UInt8])
     /// The same for fan-out: each queue must admit it (`QueueBound`); for a
     /// connection whose queue does not, the driver queues nothing and reports
-    /// `overflowed` at once, before the next effect.
-    case fanOut(ids: [UInt64], frame: [UInt8])
+    /// `overflowed` at once, before the next effect. `flush` says when the
+    /// frame leaves (`FanOutFlush`).
+    case fanOut(ids: [UInt64], frame: [UInt8], flush: FanOutFlush)
     /// Drop what the connection has queued and not written, then queue these
     /// (snapshots that cover what was dropped).
     case resync(id: UInt64, frames: [[UInt8]])
