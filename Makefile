@@ -69,7 +69,7 @@ test: test-deps
 	$(SWIFT) test --skip-build --experimental-maximum-parallelization-width 8
 	$(MAKE) sanitize-core
 	$(MAKE) fuzz
-	BUILD=0 Tests/scripts/bench-smoke.sh
+	BUILD=0 Tests/bench/bench-smoke.sh
 	$(MAKE) cluster-viewers-test
 	$(MAKE) strict-client-test
 	$(MAKE) web-test
@@ -100,7 +100,7 @@ bench-core:
 # connection may end without a close frame, none may miss a change, and the
 # close reasons in /metrics must add up (release build, about 3 minutes).
 cluster-viewers-test: test-deps
-	Tests/scripts/cluster-viewers.sh
+	Tests/bench/cluster-viewers.sh
 
 # Refused WebSocket upgrades read by a strict RFC 6455 client (Python's
 # websockets, pip-installed into .build/strict-venv; needs python3-venv).
@@ -110,7 +110,7 @@ strict-client-test: test-deps
 
 # Two seconds of foldsync-bench against a test daemon: complete delivery or fail.
 bench-smoke: deps
-	Tests/scripts/bench-smoke.sh
+	Tests/bench/bench-smoke.sh
 
 # The dashboard's pure modules (mirror, JSON Patch, auth state, permissions,
 # backoff, the change summary) under node's own test runner, with the shared

@@ -64,7 +64,7 @@ let package = Package(
         .testTarget(name: "FoldHubTests", dependencies: ["FoldCore", "FoldHub", "FoldCrypto"]),
         .testTarget(name: "FoldCryptoTests", dependencies: ["FoldCore", "FoldCrypto"]),
         .testTarget(name: "FoldStoreTests", dependencies: ["FoldCore", "FoldStore", "FoldTestSupport"]),
-        .testTarget(name: "FoldDaemonTests", dependencies: ["FoldCore", "FoldCrypto", "FoldDaemon", "FoldTestSupport", "PostgresTestSupport"]),
+        .testTarget(name: "DaemonLiveTests", dependencies: ["FoldCore", "FoldCrypto", "FoldDaemon", "FoldTestSupport", "PostgresTestSupport"]),
         // A real PostgreSQL server for the tests (initdb in a temporary directory, loopback, a free port).
         .target(name: "PostgresTestSupport", path: "Tests/PostgresTestSupport"),
         .testTarget(name: "FoldPostgresTests", dependencies: ["FoldCore", "FoldPostgres", "PostgresTestSupport"]),

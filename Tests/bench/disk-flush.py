@@ -9,7 +9,7 @@ bench-peer.sh runs it before and after a window: a foldsyncd run whose p99 is
 far above its p50 usually holds one of these stalls, and uWS, which keeps
 nothing, never waits for one.
 
-    Tests/scripts/disk-flush.py [--dir DIR] [--seconds 20] [--rate 20]
+    Tests/bench/disk-flush.py [--dir DIR] [--seconds 20] [--rate 20]
 """
 import argparse
 import json

@@ -5,8 +5,8 @@
 # and the daemon reported the phase's commits;
 # then writer mode, which must pass its check.
 # Every wait is bounded.
-#   Tests/scripts/bench-smoke.sh            (builds the debug products first)
-#   BUILD=0 Tests/scripts/bench-smoke.sh    (uses what is built)
+#   Tests/bench/bench-smoke.sh            (builds the debug products first)
+#   BUILD=0 Tests/bench/bench-smoke.sh    (uses what is built)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -117,7 +117,7 @@ else
 fi
 
 # The disk's flush alone (bench-peer.sh runs it around every window): one JSON line with its figures.
-flush="$(timeout 30 python3 Tests/scripts/disk-flush.py --seconds 1 --rate 20)" || true
+flush="$(timeout 30 python3 Tests/bench/disk-flush.py --seconds 1 --rate 20)" || true
 echo "$flush"
 if python3 -c 'import json,sys; d=json.loads(sys.argv[1]); assert d["flushes"] == 20 and 0 < d["median_ms"] <= d["p99_ms"] <= d["max_ms"]' "$flush" 2>/dev/null; then
     echo "bench-smoke: disk flush measured" >&2

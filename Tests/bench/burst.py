@@ -4,7 +4,7 @@ actions at once (pipelined, no waiting), and the clock stops when every ack
 has arrived. An ack means the change is committed (SQLite, synchronous=FULL).
 Also prints the p99 time from an action to its patch on ANOTHER connection.
 
-    python3 Tests/scripts/burst.py ws://127.0.0.1:7681/ws [connections=50] [actions=200]
+    python3 Tests/bench/burst.py ws://127.0.0.1:7681/ws [connections=50] [actions=200]
 
 Needs the `websockets` package (pip install websockets). The daemon should
 run with its rate limit lifted (--max-actions-per-second 1000000

@@ -4,7 +4,7 @@
 # temporary directory, loopback, a free port, fsync on: commits are durable)
 # and a SQLite daemon for comparison. JSON lines into $OUT (default
 # bench-results/cluster), medians printed by bench-summary.py.
-#   Tests/scripts/bench-cluster.sh [scenario...]   (default: all; REPEAT=3)
+#   Tests/bench/bench-cluster.sh [scenario...]   (default: all; REPEAT=3)
 # Scenarios:
 #   a-single   1,000 subscribers on one SQLite daemon, 20 changes/s
 #   a-cluster  1,000 subscribers over two daemons, 20 changes/s published on a third
@@ -17,7 +17,7 @@
 # default 12:10 UTC), creates it and always removes it (QUIET=0: neither).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-source Tests/scripts/bench-lib.sh
+source Tests/bench/bench-lib.sh
 bin="${BIN:-$bin}"
 [[ -n "${SKIP_BUILD:-}" ]] || build_release
 out="${OUT:-bench-results/cluster}"
@@ -119,4 +119,4 @@ for s in "${scenarios[@]}"; do
     esac
 done
 echo "finished $(date -u +%H:%M:%S) UTC: $(uptime)" >> "$out/conditions.txt"
-python3 Tests/scripts/bench-summary.py "$out" | tee "$out/summary.txt"
+python3 Tests/bench/bench-summary.py "$out" | tee "$out/summary.txt"

@@ -2,13 +2,13 @@
 # The figures of docs/PERFORMANCE.md: each scenario against a fresh release
 # daemon pinned to core 0, the benchmark pinned to core 1, JSON lines into
 # $OUT (default ./bench-results). Usage:
-#   Tests/scripts/bench-suite.sh [scenario...]   (default: all; REPEAT=3; DAEMON_ARGS="--event-loop poll")
+#   Tests/bench/bench-suite.sh [scenario...]   (default: all; REPEAT=3; DAEMON_ARGS="--event-loop poll")
 # The publisher sends up to thousands of actions a second on one connection,
 # far over the daemon's default per-connection rate limit (100/s, meant for
 # people), so the limit is lifted here (LIMIT_ARGS).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-source Tests/scripts/bench-lib.sh
+source Tests/bench/bench-lib.sh
 build_release
 out="${OUT:-bench-results}"
 mkdir -p "$out"

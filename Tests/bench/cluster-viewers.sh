@@ -12,12 +12,12 @@
 # Fails unless, for every bench: no connection ended without a close frame,
 # and every viewer still connected got every change; and, for every daemon,
 # the close reasons in /metrics add up to opened minus open.
-#   Tests/scripts/cluster-viewers.sh            (builds the release products first)
-#   BUILD=0 VIEWERS=6000 HOLD=40 Tests/scripts/cluster-viewers.sh
+#   Tests/bench/cluster-viewers.sh            (builds the release products first)
+#   BUILD=0 VIEWERS=6000 HOLD=40 Tests/bench/cluster-viewers.sh
 #   DAEMON_BIN=/path/to/other/foldsyncd ...   (another build of the daemon, same benchmark)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-source Tests/scripts/bench-lib.sh
+source Tests/bench/bench-lib.sh
 bin="${BIN:-$bin}"
 [[ "${BUILD:-1}" == 0 ]] || build_release
 viewers="${VIEWERS:-19000}"

@@ -3,7 +3,7 @@
 # part 3): 50 writers, every ack after its commit, the daemon on core 0 and
 # the benchmark on core 1, servers interleaved, REPEAT (3) runs each; JSON
 # lines into $OUT (default bench-results/writers) and medians printed.
-#   BASELINE=/path/to/old/foldsyncd [PREVIOUS=/path/to/foldsyncd] Tests/scripts/bench-writers.sh [scenario...]
+#   BASELINE=/path/to/old/foldsyncd [PREVIOUS=/path/to/foldsyncd] Tests/bench/bench-writers.sh [scenario...]
 # BASELINE joins the write-rate scenarios (the issue's is commit 84dd24e, before
 # history), PREVIOUS every scenario (the build before a change).
 # Scenarios:
@@ -14,7 +14,7 @@
 #            the readers (the current build, and PREVIOUS when given)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-source Tests/scripts/bench-lib.sh
+source Tests/bench/bench-lib.sh
 [[ -n "${SKIP_BUILD:-}" ]] || build_release
 out="${OUT:-bench-results/writers}"
 mkdir -p "$out"

@@ -9,16 +9,16 @@
 # uWS pub/sub (Tests/bench/uws_broadcast.py, PyPI socketify in a venv made
 # here), measured with `foldsync-bench --protocol broadcast`.
 #
-#   Tests/scripts/bench-peer.sh [scenario...]      REPEAT=3 OUT=bench-results-peer
+#   Tests/bench/bench-peer.sh [scenario...]      REPEAT=3 OUT=bench-results-peer
 #   SERVERS="foldsyncd uws foldsyncd-poll" ...     (add the poll() loop to the rotation)
 #   BASELINE=/path/to/old/foldsyncd SERVERS="baseline foldsyncd uws" ...  (an earlier build, for before/after)
-#   Tests/scripts/bench-peer-summary.py OUT        (the table; the script prints it at the end)
+#   Tests/bench/bench-peer-summary.py OUT        (the table; the script prints it at the end)
 #   DISK_SECONDS=20                                (the disk's flush alone before and after; 0 skips)
 #
 # Scenarios: c1k-r20, c1k-ramp (batching), c1k-ramp-plain, c10k-r5, idle10k.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-source Tests/scripts/bench-lib.sh
+source Tests/bench/bench-lib.sh
 build_release
 venv="${PEER_VENV:-.build/peer-venv}"
 if ! "$venv/bin/python" -c "import socketify" 2>/dev/null; then
@@ -39,7 +39,7 @@ read -r -a servers <<<"${SERVERS:-foldsyncd uws}"
 
 disk_flush() {  # disk_flush WHEN: the disk's flush without a server (DISK_SECONDS=0 skips)
     [[ "${DISK_SECONDS:-20}" == 0 ]] && return 0
-    python3 Tests/scripts/disk-flush.py --seconds "${DISK_SECONDS:-20}" \
+    python3 Tests/bench/disk-flush.py --seconds "${DISK_SECONDS:-20}" \
         | sed "s/^{/{\"when\":\"$1\",/" | tee -a "$out/disk-flush.jsonl" >&2
 }
 disk_flush before
@@ -104,4 +104,4 @@ for s in "${scenarios[@]}"; do
 done
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$out/window.txt" >&2
 disk_flush after
-python3 Tests/scripts/bench-peer-summary.py "$out"
+python3 Tests/bench/bench-peer-summary.py "$out"

@@ -2,7 +2,7 @@
 # The benchmark's two clients side by side (docs/PERFORMANCE.md, "Benchmark
 # client"): for each scenario and client, a fresh release daemon pinned to
 # core 0 and foldsync-bench pinned to core 1; one JSON line per run in $OUT.
-#   Tests/scripts/bench-clients.sh [RUNS] [SCENARIO...]   (scenarios: c1k c1k-ramp c10k)
+#   Tests/bench/bench-clients.sh [RUNS] [SCENARIO...]   (scenarios: c1k c1k-ramp c10k)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 runs="${1:-3}"
