@@ -20,11 +20,6 @@ static inline fs_timer_t *fs_timer_from(lws_sorted_usec_list_t *sul) { return (f
 /// one being written): at 10,000 connections each would otherwise be a miss.
 static inline void fs_prefetch(const void *p) { __builtin_prefetch(p, 0, 3); }
 
-/// The same hint for the word `lws_partial_buffered` reads (`buflist_out`,
-/// at 0x2d0 in struct lws of Debian's 4.1.6 x86-64 build, read off its
-/// disassembly). Only a hint: in a build that moves it, one wasted prefetch.
-static inline void fs_lws_prefetch_buffered(const struct lws *wsi) { __builtin_prefetch((const char *)wsi + 0x2d0, 0, 3); }
-
 /// The per-connection user area: only an id, never a Swift reference,
 /// because lws zero-fills and frees it behind our back.
 typedef struct fs_pss { unsigned long long id; } fs_pss_t;

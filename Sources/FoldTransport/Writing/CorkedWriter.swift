@@ -86,20 +86,16 @@ final class CorkedWriter {
         spare.removeAll(keepingCapacity: true)
     }
 
-    /// Hints the cache at what writing the next two of `count` connections
-    /// will read, given their references (as `[Connection]` or
-    /// `[Unmanaged<Connection>]` lay them out) read as raw words, so no
-    /// reference is counted: the object two ahead, and the lws word one
-    /// ahead (its object was hinted one step before). One system call ahead
-    /// is time enough for the lines to arrive.
+    /// Hints the cache at what writing the connection two ahead of `i` (of
+    /// `count`) will read: its object, given the references (as
+    /// `[Connection]` or `[Unmanaged<Connection>]` lay them out) read as raw
+    /// words, so no reference is counted. One system call ahead is time
+    /// enough for the line to arrive. Nothing inside lws' own structures is
+    /// hinted: their layout is private and a security update may move it.
     @inline(__always)
     static func prefetch(_ refs: UnsafeRawPointer, count: Int, after i: Int) {
         let word = MemoryLayout<UnsafeRawPointer>.stride
         if i + 2 < count { fs_prefetch(refs.load(fromByteOffset: (i + 2) * word, as: UnsafeRawPointer.self)) }
-        if i + 1 < count {
-            let next = Unmanaged<Connection>.fromOpaque(refs.load(fromByteOffset: (i + 1) * word, as: UnsafeRawPointer.self))
-            fs_lws_prefetch_buffered(next._withUnsafeGuaranteedRef { $0.wsi })
-        }
     }
 
     /// Writes what `c` has queued now, unless something else writes it
