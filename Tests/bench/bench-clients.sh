@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The benchmark's two clients side by side (docs/PERFORMANCE.md, "Benchmark
-# client"): for each scenario and client, a fresh release daemon pinned to
+# The benchmark's two clients side by side (the lab notebook's "Benchmark
+# client", `git show 858c18a:docs/PERFORMANCE.md`): for each scenario and client, a fresh release daemon pinned to
 # core 0 and foldsync-bench pinned to core 1; one JSON line per run in $OUT.
 #   Tests/bench/bench-clients.sh [RUNS] [SCENARIO...]   (scenarios: c1k c1k-ramp c10k)
 set -euo pipefail

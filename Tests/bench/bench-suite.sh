@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The figures of docs/PERFORMANCE.md: each scenario against a fresh release
+# foldsyncd alone (the lab notebook's "Figures now", `git show 858c18a:docs/PERFORMANCE.md`): each scenario against a fresh release
 # daemon pinned to core 0, the benchmark pinned to core 1, JSON lines into
 # $OUT (default ./bench-results). Usage:
 #   Tests/bench/bench-suite.sh [scenario...]   (default: all; REPEAT=3; DAEMON_ARGS="--event-loop poll")
