@@ -60,8 +60,8 @@ let package = Package(
         .executableTarget(name: "foldsync", dependencies: ["FoldCore", "FoldThreads", "FoldClient", "FoldTransport", "FoldMailbox", "CTerminal"]),
         // The one daemon launcher every live test target uses (a library, not tests).
         .target(name: "FoldTestSupport", path: "Tests/FoldTestSupport"),
-        .testTarget(name: "FoldCoreTests", dependencies: ["FoldCore"]),
-        .testTarget(name: "FoldHubTests", dependencies: ["FoldCore", "FoldHub", "FoldCrypto"]),
+        .testTarget(name: "FoldCoreTests", dependencies: ["FoldCore", "FoldTestSupport"]),
+        .testTarget(name: "FoldHubTests", dependencies: ["FoldCore", "FoldHub", "FoldCrypto", "FoldTestSupport"]),
         .testTarget(name: "FoldCryptoTests", dependencies: ["FoldCore", "FoldCrypto"]),
         .testTarget(name: "FoldStoreTests", dependencies: ["FoldCore", "FoldStore", "FoldTestSupport"]),
         .testTarget(name: "DaemonLiveTests", dependencies: ["FoldCore", "FoldCrypto", "FoldDaemon", "FoldTestSupport", "PostgresTestSupport"]),

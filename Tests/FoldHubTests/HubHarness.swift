@@ -1,3 +1,4 @@
+import FoldTestSupport
 import FoldCore
 import FoldCrypto
 @testable import FoldHub
@@ -35,7 +36,7 @@ final class HubHarness {
         configure(&config)
         hub = Hub(config: config, logger: .silent, digest: OpenSSLDigest(),
                   boards: [BoardState(name: "default", epoch: "e0", rev: 0, board: .initial, changes: [], history: config.historyPerBoard)],
-                  watchdogEvery: watchdogEvery, statusEvery: statusEvery, random: SeededRandom(seed: seed))
+                  watchdogEvery: watchdogEvery, statusEvery: statusEvery, random: SplitMix64(seed: seed))
     }
 
     /// Feeds one input at the harness's time and carries out its effects.
@@ -145,17 +146,4 @@ extension JSON {
     var type: String? { self["type"]?.stringValue }
     var rev: Int? { self["rev"]?.intValue }
     var code: String? { self["code"]?.stringValue }
-}
-
-/// SplitMix64: the hub's random source in tests, so a run replays exactly.
-struct SeededRandom: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
 }

@@ -13,7 +13,7 @@ extension Hub {
         switch HistoryBody.parameters(r.query) {
         case .failure(let e): respond(.error(e))
         case .success(let query):
-            guard startRead(.http(exchange: r.id, board: name, query: query), board: name, query: query, encodePage: true) else {
+            guard startRead(.http(exchange: r.id, board: name), board: name, query: query, encodePage: true) else {
                 return respond(.refusal(status: 503, code: "unavailable", "too many history reads in progress; try again"))
             }
         }
@@ -61,21 +61,17 @@ extension Hub {
     func historyRead(_ id: UInt64, _ result: Result<HistoryAnswer, StoreError>) {
         guard let pending = reads.removeValue(forKey: id) else { return }
         switch pending {
-        case .http(let exchange, let name, let query):
+        case .http(let exchange, let name):
             switch result {
             case .failure(let e):
                 emit(.respond(exchange: exchange, .error(.internal, "the history could not be read: \(e.description)")))
-            case .success(let answer):
+            case .success(.page(let entries, let more)):
+                // Read, cut and encoded by the reader (`HistoryRead.run`): only the envelope is built here.
                 let b = boards[name]
-                let (entries, more): ([UInt8], Bool)
-                switch answer {
-                case .page(let bytes, let m): (entries, more) = (bytes, m)
-                case .changes(let read):
-                    let (kept, m) = HistoryBody.page(read, query)
-                    (entries, more) = (HistoryBody.encodeEntries(kept), m)
-                }
                 emit(.respond(exchange: exchange, .json(HistoryBody.wrap(
                     board: name, epoch: b?.epoch ?? "", rev: b?.rev ?? 0, more: more, entries: entries))))
+            case .success(.changes):
+                emit(.respond(exchange: exchange, .error(.internal, "the history page came back unencoded")))
             }
         case .revert(let request, let rev, let reply, let by, let actor):
             switch result {

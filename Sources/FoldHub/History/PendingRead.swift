@@ -2,6 +2,6 @@ import FoldCore
 
 /// A history read the reader thread is doing for the hub, and who waits for it.
 enum PendingRead {
-    case http(exchange: UInt64, board: String, query: HistoryQuery)
+    case http(exchange: UInt64, board: String)
     case revert(request: ActionRequest, rev: Int, reply: Reply, by: String?, actor: Author)
 }
