@@ -39,25 +39,25 @@ let package = Package(
         // wcwidth and the terminal size for the terminal client.
         .systemLibrary(name: "CTerminal"),
         .target(name: "FoldCore"),
-        .target(name: "FoldThreads"),
-        .target(name: "FoldTransport", dependencies: ["FoldCore", "FoldThreads", "CLibWebSockets"], swiftSettings: hotPath),
+        .target(name: "FoldSystem"),
+        .target(name: "FoldTransport", dependencies: ["FoldCore", "FoldSystem", "CLibWebSockets"], swiftSettings: hotPath),
         .target(name: "FoldStore", dependencies: ["FoldCore", "CSQLite"]),
         // Token hashing (SHA-256) and constant-time comparison from OpenSSL.
         .target(name: "FoldCrypto", dependencies: ["FoldCore", "CCrypto"]),
         // How other threads reach an lws service thread (the daemon's and the terminal client's).
-        .target(name: "FoldMailbox", dependencies: ["FoldThreads"]),
+        .target(name: "FoldMailbox", dependencies: ["FoldSystem"]),
         // The PostgreSQL engine, for several daemons sharing one set of boards.
         .target(name: "FoldPostgres", dependencies: ["FoldCore", "CLibPQ"]),
         // No transport, no store, no Foundation: every decision, testable without I/O.
         .target(name: "FoldHub", dependencies: ["FoldCore"], swiftSettings: hotPath),
-        .target(name: "FoldDaemon", dependencies: ["FoldCore", "FoldThreads", "FoldHub", "FoldTransport", "FoldStore", "FoldPostgres", "FoldMailbox", "FoldCrypto"],
+        .target(name: "FoldDaemon", dependencies: ["FoldCore", "FoldSystem", "FoldHub", "FoldTransport", "FoldStore", "FoldPostgres", "FoldMailbox", "FoldCrypto"],
                 swiftSettings: hotPath),
         .executableTarget(name: "foldsyncd", dependencies: ["FoldDaemon"]),
         // The load generator: its own epoll WebSocket client (the default), or
         // FoldTransport's libwebsockets client with `--client lws`.
-        .executableTarget(name: "foldsync-bench", dependencies: ["FoldCore", "FoldThreads", "FoldTransport", "CBenchLinux"]),
+        .executableTarget(name: "foldsync-bench", dependencies: ["FoldCore", "FoldSystem", "FoldTransport", "CBenchLinux"]),
         .target(name: "FoldClient", dependencies: ["FoldCore", "CTerminal"]),
-        .executableTarget(name: "foldsync", dependencies: ["FoldCore", "FoldThreads", "FoldClient", "FoldTransport", "FoldMailbox", "CTerminal"]),
+        .executableTarget(name: "foldsync", dependencies: ["FoldCore", "FoldSystem", "FoldClient", "FoldTransport", "FoldMailbox", "CTerminal"]),
         // The one daemon launcher every live test target uses (a library, not tests).
         .target(name: "FoldTestSupport", path: "Tests/FoldTestSupport"),
         .testTarget(name: "FoldCoreTests", dependencies: ["FoldCore", "FoldTestSupport"]),

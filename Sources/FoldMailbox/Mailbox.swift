@@ -1,4 +1,4 @@
-import FoldThreads
+import FoldSystem
 
 /// How other threads (signals, the committer, the terminal reader) reach an
 /// lws service thread: `post` appends under a lock and wakes lws

@@ -1,12 +1,5 @@
+import FoldSystem
 import Glibc
-
-/// A failed system call: which one, and errno.
-struct SystemError: Error, CustomStringConvertible {
-    let call: String
-    let errno: Int32
-
-    var description: String { "\(call): \(String(cString: strerror(errno)))" }
-}
 
 /// One Swift wrapper per C call the benchmark makes: errno becomes a
 /// `SystemError`, and EAGAIN/EINTR become a value the caller handles.

@@ -1,6 +1,7 @@
 import Glibc
 import Testing
 @testable import FoldDaemon
+import FoldSystem
 
 /// The daemon's one errno checker, without a daemon.
 @Suite struct SystemCallTests {

@@ -46,10 +46,10 @@ import Testing
     /// threads target know nothing of libwebsockets (the waker is handed its call).
     @Test func theMailboxAndTheThreadsKnowNoTransport() throws {
         let all = try Self.imports()
-        let threads = all.filter { $0.target == "FoldThreads" && $0.module.hasPrefix("Fold") }
+        let threads = all.filter { $0.target == "FoldSystem" && $0.module.hasPrefix("Fold") }
         #expect(threads.isEmpty, "\(threads.map(\.line))")
         let mailbox = all.filter { $0.target == "FoldMailbox" }
-        #expect(mailbox.map(\.module) == ["FoldThreads"], "\(mailbox.map(\.line))")
+        #expect(mailbox.map(\.module) == ["FoldSystem"], "\(mailbox.map(\.line))")
     }
 
     @Test(arguments: [("CSQLite", "FoldStore"), ("CCrypto", "FoldCrypto"), ("CLibWebSockets", "FoldTransport"),

@@ -1,4 +1,4 @@
-import FoldThreads
+import FoldSystem
 import FoldCore
 import FoldHub
 import FoldPostgres

@@ -1,3 +1,4 @@
+import FoldSystem
 import Glibc
 
 /// The sd_notify protocol, spoken directly (no libsystemd): each message is

@@ -1,4 +1,4 @@
-import FoldThreads
+import FoldSystem
 import CLibWebSockets
 import FoldCore
 import Glibc

@@ -54,11 +54,11 @@ private func dispatch(
         }
         return server.receive(c, input, len)
     case LWS_CALLBACK_RECEIVE_PONG:
-        if let pss, let c = server.connections[pss.pointee.id] { c.heard(now: WritePacer.now()) }
+        if let pss, let c = server.connections[pss.pointee.id] { c.heard(now: Pacing.now()) }
         return .proceed
     case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
         // lws answers the close itself; no data frame may follow it.
-        if let pss, let c = server.connections[pss.pointee.id] { c.peerClosing = true }
+        if let pss, let c = server.connections[pss.pointee.id] { c.out.peerBeganClose() }
         return .proceed
     case LWS_CALLBACK_SERVER_WRITEABLE:
         guard let pss, let c = server.connections[pss.pointee.id] else { return .proceed }
@@ -66,7 +66,7 @@ private func dispatch(
     case LWS_CALLBACK_CLOSED:
         if let pss, let c = server.forget(pss.pointee.id) {
             server.countClose(c)
-            c.closed = true
+            c.out.lwsClosed()
             server.delegate?.closed(c)
         }
         return .proceed

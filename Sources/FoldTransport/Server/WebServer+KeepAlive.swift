@@ -9,7 +9,7 @@ extension WebServer {
     /// two seconds later; it is counted as `ping-timeout` either way.
     func sweepKeepAlive(now: UInt64) {
         let rule = KeepAlive(pingSeconds: config.pingSeconds, hangUpSeconds: config.hangupSeconds)
-        for c in connections.values where c.closeRequest == nil && !c.peerClosing {
+        for c in connections.values where !c.out.isClosing && !c.out.peerClosing {
             switch rule.step(lastHeardNs: c.lastHeardNs, pingSentNs: c.pingSentNs, now: now) {
             case .none:
                 continue

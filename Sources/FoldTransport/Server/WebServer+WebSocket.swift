@@ -24,7 +24,7 @@ extension WebServer {
 
     func receive(_ c: Connection, _ input: UnsafeMutableRawPointer?, _ len: Int) -> CallbackResult {
         let wsi = c.wsi
-        c.heard(now: WritePacer.now())
+        c.heard(now: Pacing.now())
         if lws_frame_is_binary(wsi) != 0 {
             return closeNow(c, .unsupportedData, "binary frames are not accepted", cause: .binaryFrame)
         }
@@ -64,7 +64,7 @@ extension WebServer {
     /// A connection lws is closing: counted once, under the cause the daemon
     /// gave, or else what the connection shows (see `CloseCause`).
     func countClose(_ c: Connection) {
-        let cause = c.closeCause ?? (c.peerClosing ? .peerClosed : c.writeFailed ? .peerGone
+        let cause = c.closeCause ?? (c.out.peerClosing ? .peerClosed : c.out.failed ? .peerGone
             : Self.peerHasGone(socket: lws_get_socket_fd(c.wsi)) ? .peerGone : .transport)
         counters.closes[cause, default: 0] += 1
     }

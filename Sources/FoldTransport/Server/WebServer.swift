@@ -1,4 +1,4 @@
-import FoldThreads
+import FoldSystem
 import CLibWebSockets
 import FoldCore
 import Glibc
@@ -95,7 +95,7 @@ public final class WebServer {
     public func fanOut(_ frame: OutFrame, to ids: [UInt64], within bound: QueueBound, writeNow: Bool = false,
                        except later: [UInt64] = [], overflow: (UInt64) -> Void) {
         let members = audiences.members(for: ids, resolve: { connections[$0] })
-        let now = writeNow ? WritePacer.now() : 0
+        let now = writeNow ? Pacing.now() : 0
         let writer = self.writer
         members.withUnsafeBufferPointer { list in
             guard let base = list.baseAddress else { return }
@@ -104,11 +104,11 @@ public final class WebServer {
                 if writeNow { CorkedWriter.prefetch(refs, count: list.count, after: i) }
                 // Held by `connections` while listed (see `Audiences`): no retain per subscriber.
                 list[i]._withUnsafeGuaranteedRef { c in
-                    guard bound.admits(queuedFrames: c.queue.count, queuedBytes: c.queue.bytes, adding: frame.count) else {
+                    guard bound.admits(queuedFrames: c.out.queue.count, queuedBytes: c.out.queue.bytes, adding: frame.count) else {
                         overflow(c.id)
                         return
                     }
-                    guard c.push(frame) else { return }
+                    guard c.out.push(frame) else { return }
                     if writeNow && (later.isEmpty || !later.contains(c.id)) { writer.writeNow(c, now: now) } else { writer.queued(c) }
                 }
             }
@@ -249,7 +249,7 @@ public final class WebServer {
     /// libev's idle pass, so this wake-up keeps them within a second of their time.
     private func everySecond() {
         guard !stopping else { return }
-        let now = WritePacer.now()
+        let now = Pacing.now()
         sweepKeepAlive(now: now)
         reportRefusals(now: now)
         schedule(afterMicroseconds: 1_000_000) { [weak self] in self?.everySecond() }
@@ -276,7 +276,7 @@ public final class WebServer {
     /// header lines but never the blank line (slowloris) connected, so the
     /// transport sweeps them itself, once a second while any are waiting.
     func accepted(_ wsi: OpaquePointer) {
-        unannounced[wsi] = WritePacer.now()
+        unannounced[wsi] = Pacing.now()
         guard !handshakeSweepArmed else { return }
         handshakeSweepArmed = true
         schedule(afterMicroseconds: 1_000_000) { [weak self] in self?.sweepHandshakes() }
@@ -285,7 +285,7 @@ public final class WebServer {
     private func sweepHandshakes() {
         handshakeSweepArmed = false
         let limit = UInt64(max(config.handshakeTimeout, 1)) * 1_000_000_000
-        let now = WritePacer.now()
+        let now = Pacing.now()
         for (wsi, since) in unannounced where now &- since >= limit {
             // Counted when lws destroys it (WSI_DESTROY), like every unfinished handshake.
             lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC)

@@ -1,4 +1,4 @@
-import FoldThreads
+import FoldSystem
 import FoldCore
 
 /// What the transport reports. Every method runs on the service thread.

@@ -1,11 +1,17 @@
 import Glibc
 
-/// A system call that failed: which one, and its errno. The daemon's one
-/// error type for the C library's `-1`-and-errno calls.
+/// A system call that failed: which one, and its errno. The one error type
+/// for the C library's `-1`-and-errno calls, in the daemon, the transport's
+/// writer and the benchmark alike.
 public struct SystemError: Error, Equatable, CustomStringConvertible {
     /// The call (or what it was for), as a reader of the log would search for it.
     public let call: String
     public let errno: Int32
+
+    public init(call: String, errno: Int32) {
+        self.call = call
+        self.errno = errno
+    }
 
     public var description: String { "\(call): \(String(cString: strerror(errno))) (errno \(errno))" }
 }
@@ -14,7 +20,7 @@ public struct SystemError: Error, Equatable, CustomStringConvertible {
 /// with the errno of that moment; EINTR (a signal arrived) is retried, since
 /// no caller here wants to see it.
 @discardableResult
-func systemCall<T: FixedWidthInteger & SignedInteger>(_ call: String, _ body: () -> T) throws(SystemError) -> T {
+public func systemCall<T: FixedWidthInteger & SignedInteger>(_ call: String, _ body: () -> T) throws(SystemError) -> T {
     while true {
         let result = body()
         guard result == -1 else { return result }
@@ -25,7 +31,7 @@ func systemCall<T: FixedWidthInteger & SignedInteger>(_ call: String, _ body: ()
 
 /// Sets `sig`'s disposition to ignore (so a dispatch source alone sees it).
 /// `sigaction` rather than `signal`: its result is an int the checker reads.
-func ignoreSignal(_ sig: Int32) throws(SystemError) {
+public func ignoreSignal(_ sig: Int32) throws(SystemError) {
     var action = sigaction()
     action.__sigaction_handler.sa_handler = SIG_IGN
     sigemptyset(&action.sa_mask)
