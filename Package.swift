@@ -3,6 +3,7 @@ import PackageDescription
 
 /// Targets are the architecture: FoldCore is pure and everything points at it;
 /// FoldHub (the hub's state machine) is pure too and sees only FoldCore;
+/// FoldConfig (the option table: every flag, file key and variable) too;
 /// FoldTransport alone imports libwebsockets, FoldStore alone imports SQLite,
 /// FoldPostgres alone libpq, FoldCrypto alone OpenSSL;
 /// FoldDaemon drives the hub over them; the executables are thin.
@@ -50,7 +51,8 @@ let package = Package(
         .target(name: "FoldPostgres", dependencies: ["FoldCore", "CLibPQ"]),
         // No transport, no store, no Foundation: every decision, testable without I/O.
         .target(name: "FoldHub", dependencies: ["FoldCore"], swiftSettings: hotPath),
-        .target(name: "FoldDaemon", dependencies: ["FoldCore", "FoldSystem", "FoldHub", "FoldTransport", "FoldStore", "FoldPostgres", "FoldMailbox", "FoldCrypto"],
+        .target(name: "FoldConfig", dependencies: ["FoldCore"]),
+        .target(name: "FoldDaemon", dependencies: ["FoldCore", "FoldSystem", "FoldConfig", "FoldHub", "FoldTransport", "FoldStore", "FoldPostgres", "FoldMailbox", "FoldCrypto"],
                 swiftSettings: hotPath),
         .executableTarget(name: "foldsyncd", dependencies: ["FoldDaemon"]),
         // The load generator: its own epoll WebSocket client (the default), or
@@ -62,9 +64,10 @@ let package = Package(
         .target(name: "FoldTestSupport", path: "Tests/FoldTestSupport"),
         .testTarget(name: "FoldCoreTests", dependencies: ["FoldCore", "FoldTestSupport"]),
         .testTarget(name: "FoldHubTests", dependencies: ["FoldCore", "FoldHub", "FoldCrypto", "FoldTestSupport"]),
+        .testTarget(name: "FoldConfigTests", dependencies: ["FoldCore", "FoldConfig"]),
         .testTarget(name: "FoldCryptoTests", dependencies: ["FoldCore", "FoldCrypto"]),
         .testTarget(name: "FoldStoreTests", dependencies: ["FoldCore", "FoldStore", "FoldTestSupport"]),
-        .testTarget(name: "DaemonLiveTests", dependencies: ["FoldCore", "FoldCrypto", "FoldDaemon", "FoldTestSupport", "PostgresTestSupport"]),
+        .testTarget(name: "DaemonLiveTests", dependencies: ["FoldCore", "FoldConfig", "FoldCrypto", "FoldDaemon", "FoldTestSupport", "PostgresTestSupport"]),
         // A real PostgreSQL server for the tests (initdb in a temporary directory, loopback, a free port).
         .target(name: "PostgresTestSupport", path: "Tests/PostgresTestSupport"),
         .testTarget(name: "FoldPostgresTests", dependencies: ["FoldCore", "FoldPostgres", "PostgresTestSupport"]),

@@ -19,7 +19,8 @@ public struct SystemError: Error, Equatable, CustomStringConvertible {
 /// The one checker for errno-returning calls: `-1` becomes a `SystemError`
 /// with the errno of that moment; EINTR (a signal arrived) is retried, since
 /// no caller here wants to see it.
-@discardableResult
+/// Inlinable: the writer calls it for every send, specialized there.
+@inlinable @discardableResult
 public func systemCall<T: FixedWidthInteger & SignedInteger>(_ call: String, _ body: () -> T) throws(SystemError) -> T {
     while true {
         let result = body()

@@ -1,3 +1,4 @@
+import FoldConfig
 import FoldCore
 import FoldHub
 import Testing

@@ -42,6 +42,27 @@ import Testing
         #expect(others.isEmpty, "\(others.map(\.line))")
     }
 
+    /// The option table and the daemon's configuration are a target of their
+    /// own, over the core: the hub takes its settings, never the table.
+    @Test func theConfigurationImportsOnlyTheCoreAndTheHubNotIt() throws {
+        let all = try Self.imports()
+        let config = all.filter { $0.target == "FoldConfig" }
+        #expect(config.count >= 3)
+        #expect(config.allSatisfy { $0.module == "FoldCore" }, "\(config.map(\.line))")
+        #expect(!all.contains { $0.target == "FoldHub" && $0.module == "FoldConfig" })
+    }
+
+    /// The write path's decisions touch no libwebsockets: the machine and
+    /// its pacing import neither lws nor anything that performs I/O for them.
+    @Test func theWriteMachineKnowsNoLibWebSockets() throws {
+        for file in ["FoldTransport/Writing/WriteMachine.swift", "FoldTransport/Writing/Pacing.swift"] {
+            let text = try String(contentsOfFile: Self.sources.appendingPathComponent(file).path, encoding: .utf8)
+            let modules = SwiftImports.modules(in: text).map(\.module)
+            #expect(!modules.isEmpty || text.contains("struct"), "\(file) was not read")
+            #expect(Set(modules).isSubset(of: ["Glibc", "Dispatch"]), "\(file): \(modules)")
+        }
+    }
+
     /// Where threads meet stands below the transport: the mailbox and the
     /// threads target know nothing of libwebsockets (the waker is handed its call).
     @Test func theMailboxAndTheThreadsKnowNoTransport() throws {

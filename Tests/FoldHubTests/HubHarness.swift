@@ -18,7 +18,6 @@ final class HubHarness {
     /// Batches handed to the store, not yet answered.
     var commits: [SealedBatch] = []
     var probes = 0
-    var reports: [ReloadReport] = []
     /// sd_notify messages, in order.
     var notifications: [String] = []
     /// `catchUp` requests, as `board epoch after`.
@@ -31,11 +30,13 @@ final class HubHarness {
     var holdReads = false
     var heldReads: [HistoryRead] = []
 
-    init(watchdogEvery: Double? = nil, statusEvery: Double? = nil, seed: UInt64 = 1, _ configure: (inout DaemonConfig) -> Void = { _ in }) {
-        var config = DaemonConfig()
-        configure(&config)
-        hub = Hub(config: config, logger: .silent, digest: OpenSSLDigest(),
-                  boards: [BoardState(name: "default", epoch: "e0", rev: 0, board: .initial, changes: [], history: config.historyPerBoard)],
+    init(watchdogEvery: Double? = nil, statusEvery: Double? = nil, seed: UInt64 = 1, _ configure: (inout HubSettings) -> Void = { _ in }) {
+        var settings = HubSettings()
+        // As the daemon names its default store.
+        settings.storeName = "./foldsync.db"
+        configure(&settings)
+        hub = Hub(settings: settings, logger: .silent, digest: OpenSSLDigest(),
+                  boards: [BoardState(name: "default", epoch: "e0", rev: 0, board: .initial, changes: [], history: settings.historyPerBoard)],
                   watchdogEvery: watchdogEvery, statusEvery: statusEvery, random: SplitMix64(seed: seed))
     }
 
@@ -70,7 +71,6 @@ final class HubHarness {
         case .probe: probes += 1
         case .respond(let x, let r): responses[x] = r
         case .serveFile(let x, _, _), .serveMetrics(let x): responses[x] = HubResponse(status: 200)
-        case .reloaded(let r): reports.append(r)
         case .notify(let m): notifications.append(m)
         case .catchUp(let board, let epoch, let after): catchUps.append("\(board) \(epoch) \(after)")
         case .sharePresence(let board, let count): shared.append("\(board) \(count.viewers)")

@@ -33,14 +33,18 @@ import Testing
         let h = HubHarness()
         h.feed(.reloadRefused("bad line"))
         #expect(h.notifications.last?.contains("last reload refused: bad line") == true)
-        h.feed(.reload(h.hub.config))
+        h.feed(.reload(h.hub.settings))
         #expect(h.notifications.last == "READY=1\nSTATUS=serving from ./foldsync.db; 0 connections, 1 boards")
     }
 
     /// A store that refuses writes shows at once, by name and without its
     /// password, and so does its return; probes come further and further apart.
     @Test func aStoreFaultShowsAtOnceAndProbesBackOff() {
-        let h = HubHarness(statusEvery: 5) { $0.store = "postgresql://fold:secret@db1:5432/boards" }
+        let h = HubHarness(statusEvery: 5) {
+            // As the daemon names it (`DaemonConfig.storeName`, tested with the URI's redaction).
+            $0.storeName = "postgresql://fold:***@db1:5432/boards"
+            $0.storeIsShared = true
+        }
         h.feed(.started)
         h.open(1)
         h.store.failure = "connection refused"

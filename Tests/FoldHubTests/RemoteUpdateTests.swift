@@ -203,7 +203,7 @@ import Testing
 /// refusal) waits for the store to confirm the board stands there.
 @Suite struct JudgedAnswerTests {
     func shared() -> HubHarness {
-        let h = HubHarness { $0.store = "postgresql://db/boards" }
+        let h = HubHarness { $0.storeIsShared = true }
         h.open(1)
         return h
     }

@@ -9,7 +9,7 @@ runs="${1:-3}"
 shift || true
 if [[ $# -gt 0 ]]; then scenarios=("$@"); else scenarios=(c1k c1k-ramp c10k); fi
 bin=.build-release/release
-out="${OUT:-bench-results-clients}"
+out="${OUT:-.build/bench-results/clients}"
 mkdir -p "$out"
 dir="$(mktemp -d)"
 daemon_pid=""

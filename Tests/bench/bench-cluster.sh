@@ -3,7 +3,7 @@
 # in one run against a PostgreSQL server this script starts (initdb in a
 # temporary directory, loopback, a free port, fsync on: commits are durable)
 # and a SQLite daemon for comparison. JSON lines into $OUT (default
-# bench-results/cluster), medians printed by bench-summary.py.
+# .build/bench-results/cluster), medians printed by bench-summary.py.
 #   Tests/bench/bench-cluster.sh [scenario...]   (default: all; REPEAT=3)
 # Scenarios:
 #   a-single   1,000 subscribers on one SQLite daemon, 20 changes/s
@@ -20,7 +20,7 @@ cd "$(dirname "$0")/../.."
 source Tests/bench/bench-lib.sh
 bin="${BIN:-$bin}"
 [[ -n "${SKIP_BUILD:-}" ]] || build_release
-out="${OUT:-bench-results/cluster}"
+out="${OUT:-.build/bench-results/cluster}"
 mkdir -p "$out"
 repeat="${REPEAT:-3}"
 duration="${DURATION:-10}"

@@ -9,7 +9,7 @@
 # uWS pub/sub (Tests/bench/uws_broadcast.py, PyPI socketify in a venv made
 # here), measured with `foldsync-bench --protocol broadcast`.
 #
-#   Tests/bench/bench-peer.sh [scenario...]      REPEAT=3 OUT=bench-results-peer
+#   Tests/bench/bench-peer.sh [scenario...]      REPEAT=3 OUT=.build/bench-results/peer
 #   SERVERS="foldsyncd uws foldsyncd-poll" ...     (add the poll() loop to the rotation)
 #   BASELINE=/path/to/old/foldsyncd SERVERS="baseline foldsyncd uws" ...  (an earlier build, for before/after)
 #   Tests/bench/bench-peer-summary.py OUT        (the table; the script prints it at the end)
@@ -25,7 +25,7 @@ if ! "$venv/bin/python" -c "import socketify" 2>/dev/null; then
     python3 -m venv "$venv"
     "$venv/bin/pip" install -q "socketify==0.0.31"
 fi
-out="${OUT:-bench-results-peer}"
+out="${OUT:-.build/bench-results/peer}"
 mkdir -p "$out"
 repeat="${REPEAT:-3}"
 read -r -a servers <<<"${SERVERS:-foldsyncd uws}"

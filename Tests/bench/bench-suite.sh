@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # foldsyncd alone (the lab notebook's "Figures now", `git show 858c18a:docs/PERFORMANCE.md`): each scenario against a fresh release
 # daemon pinned to core 0, the benchmark pinned to core 1, JSON lines into
-# $OUT (default ./bench-results). Usage:
+# $OUT (default .build/bench-results/suite). Usage:
 #   Tests/bench/bench-suite.sh [scenario...]   (default: all; REPEAT=3; DAEMON_ARGS="--event-loop poll")
 # The publisher sends up to thousands of actions a second on one connection,
 # far over the daemon's default per-connection rate limit (100/s, meant for
@@ -10,7 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 source Tests/bench/bench-lib.sh
 build_release
-out="${OUT:-bench-results}"
+out="${OUT:-.build/bench-results/suite}"
 mkdir -p "$out"
 repeat="${REPEAT:-3}"
 

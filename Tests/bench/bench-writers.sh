@@ -2,7 +2,7 @@
 # The single daemon's durable write rate beside a baseline build (issue 22
 # part 3): 50 writers, every ack after its commit, the daemon on core 0 and
 # the benchmark on core 1, servers interleaved, REPEAT (3) runs each; JSON
-# lines into $OUT (default bench-results/writers) and medians printed.
+# lines into $OUT (default .build/bench-results/writers) and medians printed.
 #   BASELINE=/path/to/old/foldsyncd [PREVIOUS=/path/to/foldsyncd] Tests/bench/bench-writers.sh [scenario...]
 # BASELINE joins the write-rate scenarios (the issue's is commit 84dd24e, before
 # history), PREVIOUS every scenario (the build before a change).
@@ -16,7 +16,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 source Tests/bench/bench-lib.sh
 [[ -n "${SKIP_BUILD:-}" ]] || build_release
-out="${OUT:-bench-results/writers}"
+out="${OUT:-.build/bench-results/writers}"
 mkdir -p "$out"
 repeat="${REPEAT:-3}"
 duration="${DURATION:-10}"

@@ -1,3 +1,4 @@
+import FoldConfig
 import FoldHub
 import Foundation
 

@@ -1,3 +1,4 @@
+import FoldConfig
 import Foundation
 import FoldCore
 import FoldHub

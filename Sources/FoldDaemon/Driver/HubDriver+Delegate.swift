@@ -31,8 +31,8 @@ extension HubDriver: WebServerDelegate {
             switch event {
             case .commit(let outcome): feed(.committed(outcome))
             case .stop: feed(.stop)
-            case .reload(let config): feed(.reload(config))
-            case .reloadRefused(let why): feed(.reloadRefused(why))
+            case .reload(let fresh): reload(fresh)
+            case .reloadRefused(let why): refuseReload(why)
             case .remote(let update): feed(.remote(update))
             case .history(let id, let result): feed(.historyRead(id: id, result))
             }

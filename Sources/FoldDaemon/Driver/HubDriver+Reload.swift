@@ -1,27 +1,35 @@
+import FoldConfig
 import FoldCore
 import FoldHub
 import FoldTransport
 
 extension HubDriver {
-    /// The hub took (or refused) a reload: what belongs to the transport,
-    /// the web root and the certificate happens here, then the report is logged.
-    func reloaded(_ report: ReloadReport) {
+    /// SIGHUP's re-read configuration: the options that apply live take
+    /// their new values (the hub's settings, the transport's limits, the web
+    /// root, the certificate), the others wait for a restart; the log says
+    /// which is which.
+    func reload(_ fresh: DaemonConfig) {
+        let plan = ReloadPlan(from: config, to: fresh)
+        config = plan.applied
+        feed(.reload(plan.applied.hub))
         let logger = hub.logger
-        if let why = report.refused {
-            logger.error("configuration reload refused, the old one stays in force: \(why)")
-            return
-        }
-        var changed = report.changed
-        server.config.maxMessageBytes = report.config.maxMessageBytes
-        server.config.maxBodyBytes = report.config.maxBodyBytes
-        if report.previous.webRoot != report.config.webRoot { web = StaticFiles(root: report.config.webRoot, logger: logger) }
+        var changed = plan.changed
+        server.config.maxMessageBytes = plan.applied.maxMessageBytes
+        server.config.maxBodyBytes = plan.applied.maxBodyBytes
+        if plan.previous.webRoot != plan.applied.webRoot { web = StaticFiles(root: plan.applied.webRoot, logger: logger) }
         do {
             try server.reloadCertificates()
-            if report.config.tls { changed.append("certificate re-read") }
+            if plan.applied.tls { changed.append("certificate re-read") }
         } catch {
             logger.error("TLS certificate not reloaded, the old one stays: \(error.description)")
         }
         logger.info("configuration reloaded" + (changed.isEmpty ? ": nothing changed" : ": " + changed.joined(separator: ", ")))
-        if !report.needsRestart.isEmpty { logger.warning("needs a restart to take effect: " + report.needsRestart.joined(separator: ", ")) }
+        if !plan.needsRestart.isEmpty { logger.warning("needs a restart to take effect: " + plan.needsRestart.joined(separator: ", ")) }
+    }
+
+    /// The re-read configuration did not validate: the old one stays whole.
+    func refuseReload(_ why: String) {
+        feed(.reloadRefused(why))
+        hub.logger.error("configuration reload refused, the old one stays in force: \(why)")
     }
 }

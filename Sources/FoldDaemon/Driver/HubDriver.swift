@@ -1,3 +1,4 @@
+import FoldConfig
 import FoldCore
 import FoldHub
 import FoldTransport
@@ -19,15 +20,18 @@ final class HubDriver {
     /// Follows a shared (PostgreSQL) store; nil on SQLite.
     var follower: Follower?
     var web: StaticFiles
+    /// The configuration in force (the hub, the transport and the web root each hold their part).
+    var config: DaemonConfig
     /// The earliest tick a timer is armed for; a later `wakeAt` needs no other.
     private var armedWake: Instant?
 
-    init(hub: Hub, server: WebServer, notifier: Notifier) {
+    init(hub: Hub, config: DaemonConfig, server: WebServer, notifier: Notifier) {
         self.hub = hub
+        self.config = config
         self.server = server
         self.notifier = notifier
         self.mailbox = HubMailbox(waker: server.waker)
-        self.web = StaticFiles(root: hub.config.webRoot, logger: hub.logger)
+        self.web = StaticFiles(root: config.webRoot, logger: hub.logger)
     }
 
     static func now() -> Instant { DispatchTime.now().uptimeNanoseconds }
@@ -71,7 +75,6 @@ final class HubDriver {
                 refusedAtDescriptorLimit: t.refusedAtDescriptorLimit, refusedPastDescriptorTable: t.refusedPastDescriptorTable), store: storeFigures())
             server.respond(exchange, HTTPResponse(status: 200, contentType: "text/plain; version=0.0.4; charset=utf-8", body: Array(text.utf8)))
         case .wakeAt(let t): wake(at: t)
-        case .reloaded(let report): reloaded(report)
         case .notify(let message):
             do { try notifier.send(message) } catch { hub.logger.debug("sd_notify \(message.prefix(while: { $0 != "=" })): \(error)") }
         case .stopAccepting: server.refuseNewConnections = true

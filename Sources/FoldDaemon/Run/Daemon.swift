@@ -1,3 +1,4 @@
+import FoldConfig
 import FoldSystem
 import FoldCore
 import FoldCrypto
@@ -53,14 +54,14 @@ public enum Daemon {
         do throws(StoreOpener.Failure) {
             store = try StoreOpener.open(config)
         } catch {
-            let why = "cannot open the store \(StoreOpener.describe(config)): \(error.message)"
+            let why = "cannot open the store \(config.storeName): \(error.message)"
             logger.error(why)
             // systemd shows it beside the failed unit (the exit status says only "1").
             do { try notifier.send("STATUS=\(why)") } catch { logger.debug("sd_notify STATUS: \(error)") }
             return error.status
         }
         if let (from, to) = store.upgradedSchema {
-            logger.info("upgraded the store \(StoreOpener.describe(config)) from schema \(from) to \(to)")
+            logger.info("upgraded the store \(config.storeName) from schema \(from) to \(to)")
         }
         do {
             var boards = try LoadedBoard.loadAll(from: store, history: config.historyPerBoard, logger: logger)
@@ -71,7 +72,7 @@ public enum Daemon {
             }
             loaded = boards
         } catch {
-            logger.error("cannot read the store \(StoreOpener.describe(config)): \(error)")
+            logger.error("cannot read the store \(config.storeName): \(error)")
             return 1
         }
 
@@ -79,7 +80,7 @@ public enum Daemon {
         do {
             historySource = try store.historyReader()
         } catch {
-            logger.error("cannot open a history reader on the store \(StoreOpener.describe(config)): \(error)")
+            logger.error("cannot open a history reader on the store \(config.storeName): \(error)")
             return 1
         }
 
@@ -96,10 +97,10 @@ public enum Daemon {
                 finished.signal()
                 return
             }
-            let hub = Hub(config: config, logger: logger, digest: OpenSSLDigest(), boards: loaded.map { $0.state(history: config.historyPerBoard) },
+            let hub = Hub(settings: config.hub, logger: logger, digest: OpenSSLDigest(), boards: loaded.map { $0.state(history: config.historyPerBoard) },
                           watchdogEvery: notifier.watchdogIntervalUs.map { Double($0) / 1e6 },
                           statusEvery: notifier.socketPath == nil ? nil : 5)
-            let driver = HubDriver(hub: hub, server: server, notifier: notifier)
+            let driver = HubDriver(hub: hub, config: config, server: server, notifier: notifier)
             let mailbox = driver.mailbox
             let storeLogger = logger.labelled("store")
             driver.committer = Committer(store: store, report: { mailbox.post(.commit($0)) },
@@ -121,7 +122,7 @@ public enum Daemon {
             server.run()
             // The reader first: SQLite's last connection to close (the store's) folds the WAL into the file.
             driver.reader.stop(timeout: 2)
-            driver.committer.stop(timeout: Double(hub.config.shutdownTimeout))
+            driver.committer.stop(timeout: Double(driver.config.shutdownTimeout))
             driver.follower?.stop(timeout: 2)
             finished.signal()
         }
@@ -138,7 +139,7 @@ public enum Daemon {
         case .success(let (port, box)):
             mailbox = box
             let host = config.host.contains(":") ? "[\(config.host)]" : config.host
-            logger.info("foldsyncd \(DaemonVersion.string) listening on \(host):\(port) (\(config.tls ? "wss" : "ws")://\(host):\(port)/ws), store \(StoreOpener.describe(config)), event loop \(config.eventLoop)")
+            logger.info("foldsyncd \(DaemonVersion.string) listening on \(host):\(port) (\(config.tls ? "wss" : "ws")://\(host):\(port)/ws), store \(config.storeName), event loop \(config.eventLoop)")
         }
 
         do {

@@ -1,3 +1,4 @@
+import FoldConfig
 import FoldCore
 import FoldHub
 import FoldPostgres
@@ -12,11 +13,6 @@ enum StoreOpener {
     struct Failure: Error {
         var message: String
         var status: Int32
-    }
-
-    /// The store as the log shows it (no password).
-    static func describe(_ config: DaemonConfig) -> String {
-        config.store.isEmpty ? config.db : StoreURI.redacted(config.store)
     }
 
     /// The store the daemon serves from.

@@ -12,7 +12,7 @@ extension Hub {
         guard pipeline.inFlight == nil, !pipeline.pending.isEmpty else { return }
         let entries = pipeline.pending
         pipeline.pending = []
-        var sealed = SealedBatch(id: pipeline.nextBatchID, historyLimit: config.historyPerBoard, keepMs: config.historyKeepMs)
+        var sealed = SealedBatch(id: pipeline.nextBatchID, historyLimit: settings.historyPerBoard, keepMs: settings.historyKeepMs)
         pipeline.nextBatchID += 1
         var touched: [String] = []
         var seen: Set<String> = []
@@ -33,7 +33,7 @@ extension Hub {
             guard let b = boards[name], let head = b.head else { continue }
             sealed.puts.append(.init(name: name, epoch: b.headEpoch, rev: b.headRev, board: head))
         }
-        if config.storeIsShared { sealed.checks = Self.checks(entries, besides: sealed) }
+        if settings.storeIsShared { sealed.checks = Self.checks(entries, besides: sealed) }
         pipeline.inFlight = (sealed.id, entries)
         if sealed.deletions.isEmpty && sealed.puts.isEmpty && sealed.checks.isEmpty {
             // Only no-op answers: nothing to write.

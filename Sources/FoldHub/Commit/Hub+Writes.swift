@@ -25,7 +25,7 @@ extension Hub {
         }
         let change: Change?
         do {
-            change = try head.applying(request.action, limits: config.limits)
+            change = try head.applying(request.action, limits: settings.limits)
         } catch {
             return answerJudged(reply, error: WireError(error, id: request.id, board: name), on: name)
         }
@@ -48,8 +48,8 @@ extension Hub {
     }
 
     func create(_ name: String, state: Board, reply: Reply, id: String?) {
-        guard boardCount < config.limits.maxBoards else {
-            return answer(reply, error: WireError(.invalid, "the store already holds \(config.limits.maxBoards) boards", id: id, board: name))
+        guard boardCount < settings.limits.maxBoards else {
+            return answer(reply, error: WireError(.invalid, "the store already holds \(settings.limits.maxBoards) boards", id: id, board: name))
         }
         let epoch = newEpoch()
         if let b = boards[name] {
@@ -58,7 +58,7 @@ extension Hub {
             b.headRev = 0
         } else {
             let b = BoardState(name: name, epoch: epoch, rev: 0, board: nil, head: state)
-            b.history.capacity = config.historyPerBoard
+            b.history.capacity = settings.historyPerBoard
             boards[name] = b
         }
         enqueue(PendingEntry(mutation: .create(board: name, epoch: epoch, state: state), reply: reply, board: name, rev: 0))
@@ -88,7 +88,7 @@ extension Hub {
     /// judged again once the board is caught up). One node's own store is
     /// its head: refusals are given at once.
     func answerJudged(_ reply: Reply, error: WireError?, on name: String) {
-        if let error, !config.storeIsShared { return answer(reply, error: error) }
+        if let error, !settings.storeIsShared { return answer(reply, error: error) }
         let b = boards[name]
         let at = PositionCheck(name: name, epoch: b?.head == nil ? nil : b?.headEpoch, rev: b?.headRev ?? 0)
         enqueue(PendingEntry(mutation: nil, reply: reply, board: name, rev: at.rev, refusal: error, judgedAt: at))

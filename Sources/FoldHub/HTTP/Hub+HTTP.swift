@@ -24,7 +24,7 @@ extension Hub {
             let ok = pipeline.fault == nil && !stopping
             respond(.json(HTTPBody.ready(ok), status: ok ? 200 : 503))
         case ("GET", "metrics"):
-            if !config.metricsPublic, let denial = httpDenial(r, [], board: nil) { return respond(denial) }
+            if !settings.metricsPublic, let denial = httpDenial(r, [], board: nil) { return respond(denial) }
             emit(.serveMetrics(exchange: r.id))
         case ("GET", "api/boards"):
             let glob: String
@@ -65,7 +65,7 @@ extension Hub {
 
     private func parseBody(_ r: HubRequest) -> JSON? {
         do {
-            return try JSONParser.parse(r.body, maxDepth: config.limits.maxJSONDepth)
+            return try JSONParser.parse(r.body, maxDepth: settings.limits.maxJSONDepth)
         } catch {
             emit(.respond(exchange: r.id, .error(.badRequest, "body is not valid JSON: \(error.message)")))
             return nil
@@ -77,7 +77,7 @@ extension Hub {
         guard let json = parseBody(r) else { return }
         let board: Board
         do {
-            board = try Board(json: json, limits: config.limits)
+            board = try Board(json: json, limits: settings.limits)
         } catch {
             return emit(.respond(exchange: r.id, .error(WireError(error))))
         }
@@ -86,7 +86,7 @@ extension Hub {
 
     private func postAction(_ name: String, _ r: HubRequest) {
         guard let json = parseBody(r) else { return }
-        switch ActionRequest.decode(json, board: name, limits: config.limits) {
+        switch ActionRequest.decode(json, board: name, limits: settings.limits) {
         case .failure(let e): emit(.respond(exchange: r.id, .error(e)))
         case .success(let request):
             switch httpAccess(r, Permission.required(for: request.action), board: name) {

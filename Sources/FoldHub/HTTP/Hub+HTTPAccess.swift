@@ -11,8 +11,8 @@ extension Hub {
     /// The token an HTTP request proved with `Authorization: Bearer` (nil
     /// when no token is configured), or the refusal (401 or 403).
     func httpAccess(_ r: HubRequest, _ p: Permission, board: String?) -> HTTPAccess {
-        if config.access.isAnonymous { return .allowed(nil) }
-        guard let secret = r.headers["authorization"].flatMap(Self.bearer), let token = config.access.authenticate(secret, digest: digest) else {
+        if settings.access.isAnonymous { return .allowed(nil) }
+        guard let secret = r.headers["authorization"].flatMap(Self.bearer), let token = settings.access.authenticate(secret, digest: digest) else {
             metrics.authFailures += 1
             return .denied(Self.unauthorized)
         }

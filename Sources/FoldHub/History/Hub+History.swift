@@ -50,9 +50,9 @@ extension Hub {
 
     /// Hands over the held reads whose boards have committed far enough, in the order they were asked.
     func releaseReadsAwaitingCommit() {
-        readsAwaitingCommit.removeAll { held in
-            guard isCommitted(held.read.board, to: held.rev) else { return false }
-            emit(.readHistory(held.read))
+        readsAwaitingCommit.removeAll { waiting in
+            guard isCommitted(waiting.read.board, to: waiting.rev) else { return false }
+            emit(.readHistory(waiting.read))
             return true
         }
     }

@@ -29,7 +29,7 @@ extension Hub {
         defer { currentIntent = nil }
         func refuse(_ code: ErrorCode, _ message: String) { answerJudged(reply, error: WireError(code, message, id: request.id, board: name), on: name) }
         guard let entry = read.first, entry.rev == rev else {
-            return refuse(.notFound, "change \(rev) is no longer in the history of '\(name)' (history-days \(config.historyDaysText), history-per-board \(config.historyPerBoard))")
+            return refuse(.notFound, "change \(rev) is no longer in the history of '\(name)' (history-days \(settings.historyDaysText), history-per-board \(settings.historyPerBoard))")
         }
         guard let record = entry.record, !record.inverse.isEmpty,
               let inverse = try? JSONPatch.decode(JSONParser.parse(record.inverse, maxDepth: 512)) else {
@@ -37,7 +37,7 @@ extension Hub {
         }
         let undone = Self.undoneKind(record.action)
         let needed = undone?.permission ?? .admin
-        if !config.access.isAnonymous && !(actor.token?.allows(needed, board: name) ?? false) {
+        if !settings.access.isAnonymous && !(actor.token?.allows(needed, board: name) ?? false) {
             let who = actor.token.map { "token '\($0.name)'" } ?? "this connection (no valid token)"
             return refuse(.forbidden, "\(who) may not revert change \(rev) on '\(name)': it was a '\(undone?.rawValue ?? "?")', which needs \(Permission.names.first { $0.1 == needed }?.0 ?? "admin")")
         }
@@ -58,7 +58,7 @@ extension Hub {
         }
         let result: RevertResult
         do {
-            result = try head.reverting(carried, limits: config.limits)
+            result = try head.reverting(carried, limits: settings.limits)
         } catch {
             return answerJudged(reply, error: WireError(error, id: request.id, board: name), on: name)
         }

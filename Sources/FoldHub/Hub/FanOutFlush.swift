@@ -19,17 +19,17 @@ public enum FanOutFlush: Sendable, Equatable {
     static func decide(_ effects: inout [HubEffect]) {
         var fanOuts = 0
         var lone = -1
-        var answered: [UInt64] = []
+        var answeredInTurn: [UInt64] = []
         for (i, e) in effects.enumerated() {
             switch e {
             case .fanOut:
                 fanOuts += 1
                 lone = i
-            case .send(let ids, _) where fanOuts > 0: answered += ids
+            case .send(let ids, _) where fanOuts > 0: answeredInTurn += ids
             default: break
             }
         }
-        guard fanOuts == 1, answered.count <= maxAnswersAlone, case .fanOut(let ids, let frame, _) = effects[lone] else { return }
-        effects[lone] = .fanOut(ids: ids, frame: frame, flush: .now(except: answered))
+        guard fanOuts == 1, answeredInTurn.count <= maxAnswersAlone, case .fanOut(let ids, let frame, _) = effects[lone] else { return }
+        effects[lone] = .fanOut(ids: ids, frame: frame, flush: .now(except: answeredInTurn))
     }
 }

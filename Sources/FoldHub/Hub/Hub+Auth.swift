@@ -11,7 +11,7 @@ extension Hub {
                 if t.hasPrefix("token."), t.count > 6 { return String(t.dropFirst(6)) }
             }
         }
-        if config.allowQueryToken, let q = headers["query"] {
+        if settings.allowQueryToken, let q = headers["query"] {
             for pair in q.split(separator: "&") where pair.hasPrefix("token=") { return String(pair.dropFirst(6)) }
         }
         return nil
@@ -26,18 +26,18 @@ extension Hub {
     /// Sets up a new session's identity: with tokens configured, one
     /// presented at the upgrade, or a deadline to present one.
     func authenticateOnOpen(_ s: Session, headers: [String: String]) {
-        guard !config.access.isAnonymous else { return }
-        if let secret = upgradeToken(headers), let token = config.access.authenticate(secret, digest: digest) {
+        guard !settings.access.isAnonymous else { return }
+        if let secret = upgradeToken(headers), let token = settings.access.authenticate(secret, digest: digest) {
             grant(token, to: s)
         } else {
-            arm(.auth(s.id), at: now.adding(seconds: Double(config.authTimeout)))
+            arm(.auth(s.id), at: now.adding(seconds: Double(settings.authTimeout)))
         }
     }
 
     /// The `auth` message.
     func authenticate(_ s: Session, secret: String) {
-        guard !config.access.isAnonymous else { return }
-        guard let token = config.access.authenticate(secret, digest: digest) else {
+        guard !settings.access.isAnonymous else { return }
+        guard let token = settings.access.authenticate(secret, digest: digest) else {
             metrics.authFailures += 1
             refuse(s, WireError(.forbidden, "unknown token"))
             return
@@ -55,12 +55,12 @@ extension Hub {
     func authExpired(_ id: UInt64) {
         guard sessions[id] != nil else { return }
         metrics.authTimeouts += 1
-        emit(.close(id: id, code: .policyViolation, reason: "no valid token within \(config.authTimeout)s", cause: .authTimeout, flush: true, deadlineSeconds: 2))
+        emit(.close(id: id, code: .policyViolation, reason: "no valid token within \(settings.authTimeout)s", cause: .authTimeout, flush: true, deadlineSeconds: 2))
     }
 
     /// May this session do `p` on `board`? Everyone may when no token is configured.
     func permits(_ s: Session, _ p: Permission, board: String) -> Bool {
-        if config.access.isAnonymous { return true }
+        if settings.access.isAnonymous { return true }
         return s.token?.allows(p, board: board) ?? false
     }
 
@@ -68,7 +68,7 @@ extension Hub {
     func refreshGrants() {
         for s in sessions.values {
             guard let name = s.token?.name else { continue }
-            s.token = config.access.tokens.first { $0.name == name }
+            s.token = settings.access.tokens.first { $0.name == name }
         }
     }
 }

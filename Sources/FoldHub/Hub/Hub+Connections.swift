@@ -13,16 +13,16 @@ extension Hub {
             metrics.upgradesRefused["origin", default: 0] += 1
             return .error(.forbidden, "origin \(origin) may not connect")
         }
-        if sessions.count >= config.maxConnections {
+        if sessions.count >= settings.maxConnections {
             metrics.upgradesRefused["max-connections", default: 0] += 1
-            return .refusal(status: 503, code: "unavailable", "the daemon holds its maximum of \(config.maxConnections) connections")
+            return .refusal(status: 503, code: "unavailable", "the daemon holds its maximum of \(settings.maxConnections) connections")
         }
-        if countsPerIP(peer), connectionsPerIP[peer, default: 0] >= config.maxConnectionsPerIP {
+        if countsPerIP(peer), connectionsPerIP[peer, default: 0] >= settings.maxConnectionsPerIP {
             metrics.upgradesRefused["max-connections-per-ip", default: 0] += 1
-            return .refusal(status: 503, code: "unavailable", "this address holds its maximum of \(config.maxConnectionsPerIP) connections")
+            return .refusal(status: 503, code: "unavailable", "this address holds its maximum of \(settings.maxConnectionsPerIP) connections")
         }
-        if !config.access.isAnonymous, let header = headers["authorization"],
-           Self.bearer(header).flatMap({ config.access.authenticate($0, digest: digest) }) == nil {
+        if !settings.access.isAnonymous, let header = headers["authorization"],
+           Self.bearer(header).flatMap({ settings.access.authenticate($0, digest: digest) }) == nil {
             metrics.upgradesRefused["token", default: 0] += 1
             metrics.authFailures += 1
             return Self.unauthorized
@@ -33,17 +33,17 @@ extension Hub {
     /// Loopback peers are one address for every local client (a proxy, the
     /// benchmark), so they are not counted unless configured.
     func countsPerIP(_ peer: String) -> Bool {
-        config.perIPCountsLoopback || !DaemonConfig.isLoopback(peer)
+        settings.perIPCountsLoopback || !Loopback.contains(peer)
     }
 
     /// The daemon's own origin (the page it served), or one configured.
     func originAllowed(_ origin: String, host: String?) -> Bool {
-        if let host, origin == (config.tls ? "https://" : "http://") + host { return true }
-        return config.allowOrigins.contains(origin)
+        if let host, origin == (settings.tls ? "https://" : "http://") + host { return true }
+        return settings.allowOrigins.contains(origin)
     }
 
     func opened(_ id: UInt64, peer: String, headers: [String: String], batching: Bool) {
-        let s = Session(id: id, peer: peer, burst: config.actionBurst, now: now)
+        let s = Session(id: id, peer: peer, burst: settings.actionBurst, now: now)
         sessions[id] = s
         if countsPerIP(peer) {
             s.countedPerIP = true
@@ -69,7 +69,7 @@ extension Hub {
     func takeToken(_ s: Session) -> Bool {
         let elapsed = Double(now &- s.bucketUpdated) / 1e9
         s.bucketUpdated = now
-        s.bucket = min(Double(config.actionBurst), s.bucket + elapsed * Double(config.maxActionsPerSecond))
+        s.bucket = min(Double(settings.actionBurst), s.bucket + elapsed * Double(settings.maxActionsPerSecond))
         guard s.bucket >= 1 else { return false }
         s.bucket -= 1
         return true

@@ -22,7 +22,7 @@ extension Hub {
         emit(.resync(id: id, frames: snaps))
         // The stall clock starts at the first resync and stops when the queue drains.
         if !deadlines.contains(.stall(id)) {
-            arm(.stall(id), at: now.adding(seconds: Double(config.slowClientSeconds)))
+            arm(.stall(id), at: now.adding(seconds: Double(settings.slowClientSeconds)))
         }
     }
 
@@ -30,7 +30,7 @@ extension Hub {
     func stallExpired(_ id: UInt64) {
         guard let s = sessions[id] else { return }
         metrics.slowClosed += 1
-        logger.info("closing \(s.name): it has not read for \(config.slowClientSeconds)s")
+        logger.info("closing \(s.name): it has not read for \(settings.slowClientSeconds)s")
         emit(.close(id: id, code: .policyViolation, reason: "not reading; resync failed", cause: .slowClient, flush: false, deadlineSeconds: 2))
     }
 }

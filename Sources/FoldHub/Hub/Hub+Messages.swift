@@ -7,17 +7,17 @@ extension Hub {
         metrics.messagesReceived += 1
         guard takeToken(s) else {
             metrics.limitHits["max-actions-per-second", default: 0] += 1
-            refuse(s, WireError(.rateLimited, "over \(config.maxActionsPerSecond) messages per second"))
+            refuse(s, WireError(.rateLimited, "over \(settings.maxActionsPerSecond) messages per second"))
             return
         }
         let json: JSON
         do {
-            json = try JSONParser.parse(bytes, maxDepth: config.limits.maxJSONDepth)
+            json = try JSONParser.parse(bytes, maxDepth: settings.limits.maxJSONDepth)
         } catch {
             refuse(s, WireError(.badRequest, "not valid JSON: \(error.message)"))
             return
         }
-        switch ClientMessage.decode(json, limits: config.limits) {
+        switch ClientMessage.decode(json, limits: settings.limits) {
         case .failure(let e):
             refuse(s, e)
         case .success(.subscribe(let board, let since)):
@@ -59,9 +59,9 @@ extension Hub {
             return
         }
         if !subscriptions.contains(s.id, name) {
-            guard subscriptions.boards(of: s.id).count < config.maxSubscriptions else {
+            guard subscriptions.boards(of: s.id).count < settings.maxSubscriptions else {
                 metrics.limitHits["max-subscriptions", default: 0] += 1
-                refuse(s, WireError(.invalid, "at most \(config.maxSubscriptions) subscriptions per connection", board: name))
+                refuse(s, WireError(.invalid, "at most \(settings.maxSubscriptions) subscriptions per connection", board: name))
                 return
             }
             subscriptions.insert(s.id, name)

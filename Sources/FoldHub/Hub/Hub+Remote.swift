@@ -74,7 +74,7 @@ extension Hub {
             b.history.removeAll()
         } else {
             let b = BoardState(name: name, epoch: epoch, rev: rev, board: state, head: state)
-            b.history.capacity = config.historyPerBoard
+            b.history.capacity = settings.historyPerBoard
             boards[name] = b
         }
         metrics.changesApplied += 1

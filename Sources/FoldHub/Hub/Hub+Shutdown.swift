@@ -20,7 +20,7 @@ extension Hub {
         emit(.notify("STOPPING=1"))
         emit(.stopAccepting)
         logger.info("shutting down: \(sessions.count) connections, \(pipeline.waiting) pending writes")
-        arm(.shutdown, at: now.adding(seconds: Double(config.shutdownTimeout)))
+        arm(.shutdown, at: now.adding(seconds: Double(settings.shutdownTimeout)))
     }
 
     /// After every input while stopping: once the store has everything, say

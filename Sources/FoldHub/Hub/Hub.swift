@@ -7,10 +7,10 @@ import FoldCore
 ///
 /// One thread at a time (the daemon's service thread).
 public final class Hub {
-    public internal(set) var config: DaemonConfig
-    /// Where log lines go; the level is the configuration's.
+    public internal(set) var settings: HubSettings
+    /// Where log lines go; the level is the settings'.
     private let sink: Logger
-    public var logger: Logger { sink.withLevel(config.logLevel) }
+    public var logger: Logger { sink.withLevel(settings.logLevel) }
     public internal(set) var metrics = Metrics()
     /// Why the last reload was refused, shown in STATUS= until one succeeds.
     var reloadError: String?
@@ -55,10 +55,10 @@ public final class Hub {
     /// in the daemon, a seeded one in tests, so a run replays exactly.
     var random: any RandomNumberGenerator
 
-    public init(config: DaemonConfig, logger: Logger, digest: any SecretDigest, boards loaded: [BoardState],
+    public init(settings: HubSettings, logger: Logger, digest: any SecretDigest, boards loaded: [BoardState],
                 watchdogEvery: Double? = nil, statusEvery: Double? = nil,
                 random: any RandomNumberGenerator = SystemRandomNumberGenerator()) {
-        self.config = config
+        self.settings = settings
         self.digest = digest
         self.random = random
         self.watchdogEvery = watchdogEvery
@@ -111,14 +111,14 @@ public final class Hub {
     /// What systemd shows in `systemctl status`: the store by name (never a
     /// password) and, while it refuses writes, why the daemon is not ready.
     public var statusLine: String {
-        let store = config.store.isEmpty ? config.db : StoreURI.redacted(config.store)
+        let store = settings.storeName
         let state = pipeline.fault.map { "not ready: store \(store) refuses writes: \($0)" } ?? "serving from \(store)"
         return "\(state); \(sessions.count) connections, \(boardCount) boards"
             + (reloadError.map { "; last reload refused: \($0)" } ?? "")
     }
 
     /// How much a connection's queue may hold before fan-out resynchronises it.
-    public var queueBound: QueueBound { QueueBound(frames: config.maxQueueFrames, bytes: config.maxQueueBytes) }
+    public var queueBound: QueueBound { QueueBound(frames: settings.maxQueueFrames, bytes: settings.maxQueueBytes) }
 
     /// A fresh epoch: 16 hex digits (outside a hub: start-up, a restored backup).
     public static func newEpoch() -> String {

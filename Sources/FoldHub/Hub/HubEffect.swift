@@ -28,9 +28,6 @@ public enum HubEffect {
     /// Send `tick` at this time or soon after. A later `wakeAt` may ask for an
     /// earlier time; extra ticks are harmless.
     case wakeAt(Instant)
-    /// A reload was applied (or refused): the driver applies what belongs to
-    /// the transport, the logger and the web root, and reports it.
-    case reloaded(ReloadReport)
     /// One sd_notify message (`READY=1`, `STATUS=...`, `WATCHDOG=1`, `STOPPING=1`).
     case notify(String)
     /// Shutdown began: accept no new connections.
@@ -47,22 +44,4 @@ public enum HubEffect {
     /// Read part of a board's history (off the event loop, on a connection
     /// that sees what is committed); answer with `historyRead`.
     case readHistory(HistoryRead)
-}
-
-/// What a reload changed, for the log and for tests.
-public struct ReloadReport: Sendable, Equatable {
-    /// Applied now: `key old -> new`.
-    public var changed: [String] = []
-    /// Changed in the file but only read at start-up.
-    public var needsRestart: [String] = []
-    /// Why the configuration was refused as a whole; nil when applied.
-    public var refused: String?
-    /// The configuration now in force, and the one before.
-    public var config: DaemonConfig
-    public var previous: DaemonConfig
-
-    public init(config: DaemonConfig) {
-        self.config = config
-        self.previous = config
-    }
 }

@@ -21,8 +21,8 @@ public enum HubInput {
     case http(HubRequest)
     /// The committer's answer to `commit` or `probe`.
     case committed(CommitOutcome)
-    /// A configuration that parsed and validated (SIGHUP) ...
-    case reload(DaemonConfig)
+    /// The settings of a configuration that parsed and validated (SIGHUP) ...
+    case reload(HubSettings)
     /// ... or why the re-read one did not.
     case reloadRefused(String)
     /// The daemon listens, with the store open: say READY and start the

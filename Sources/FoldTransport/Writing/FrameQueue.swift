@@ -44,10 +44,10 @@ struct FrameQueue: ~Copyable {
     mutating func push(_ f: OutFrame) {
         bytes += f.count
         count += 1
-        let held = f.hold()
-        guard head != nil else { return head = held }
+        let reference = f.hold()
+        guard head != nil else { return head = reference }
         if ringCount == capacity { grow() }
-        ring![(start + ringCount) & (capacity - 1)] = held
+        ring![(start + ringCount) & (capacity - 1)] = reference
         ringCount += 1
     }
 

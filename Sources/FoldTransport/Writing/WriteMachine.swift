@@ -259,8 +259,8 @@ struct WriteMachine: ~Copyable {
     private mutating func frame(into buffer: WriteBuffer) -> Outgoing {
         let first = queue.first!
         // One message, or one too big to share a buffer: it leaves alone, in place.
-        let alone = queue.count == 1 || first.count + 14 >= buffer.limit
-        if alone || route == .lwsFramed {
+        let inPlace = queue.count == 1 || first.count + 14 >= buffer.limit
+        if inPlace || route == .lwsFramed {
             queue.dropFirst()
             guard route == .socket else {
                 return Outgoing(via: .lwsText, bytes: first.payload, count: first.count, messages: 1, frame: first)

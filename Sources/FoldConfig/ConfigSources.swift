@@ -1,3 +1,4 @@
+import FoldCore
 /// Where configuration comes from, kept so SIGHUP can rebuild it: flags win
 /// over the environment (`FOLDSYNC_KEY`), which wins over the file.
 public struct ConfigSources: Sendable {
@@ -60,7 +61,7 @@ public struct ConfigSources: Sendable {
         if config.tlsCert.isEmpty != config.tlsKey.isEmpty {
             problems.append(Problem(place: "tls", message: "tls-cert and tls-key go together"))
         }
-        if config.access.isAnonymous && !config.allowAnonymous && !DaemonConfig.isLoopback(config.host) {
+        if config.access.isAnonymous && !config.allowAnonymous && !Loopback.contains(config.host) {
             problems.append(Problem(place: "listen", message:
                 "refusing to serve \(config.host) without tokens: configure a token, or set allow-anonymous = true"))
         }

@@ -1,4 +1,4 @@
-import FoldHub
+import FoldConfig
 import Testing
 
 /// The store URI as logs and reports show it: never a password.
@@ -22,5 +22,13 @@ import Testing
         let refusal = OptionTable.find("store")?.apply(&c, "mysql://u:s3cret@db/b")
         #expect(refusal != nil)
         #expect(refusal?.contains("s3cret") == false)
+    }
+
+    @Test func theStoreIsNamedWithoutItsPassword() {
+        var c = DaemonConfig()
+        c.db = "/var/lib/foldsync/foldsync.db"
+        #expect(c.storeName == "/var/lib/foldsync/foldsync.db" && !c.storeIsShared)
+        c.store = "postgresql://fold:secret@db1:5432/boards"
+        #expect(c.storeName == "postgresql://fold:***@db1:5432/boards" && c.storeIsShared)
     }
 }

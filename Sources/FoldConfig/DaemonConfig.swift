@@ -1,9 +1,9 @@
 import FoldCore
 
-/// Everything the daemon can be told, with its defaults, as plain values:
-/// the hub reads it, the daemon turns the transport's part into
-/// FoldTransport's `TransportConfig`. Parsed once, at the edge (the daemon's
-/// `OptionTable`), from the file, the environment and flags.
+/// Everything the daemon can be told, with its defaults, as plain values.
+/// Parsed once, at the edge (`OptionTable`), from the file, the environment
+/// and flags; the daemon hands each owner its part: the hub its
+/// `HubSettings`, FoldTransport its `TransportConfig`.
 public struct DaemonConfig: Sendable, Equatable {
     // Where and how to listen (handed to the transport).
     /// Interface to bind: an IP literal. Loopback by default.
@@ -38,6 +38,8 @@ public struct DaemonConfig: Sendable, Equatable {
     /// Several daemons may write the boards: an answer read off this node's
     /// copy is confirmed against the store's head before it is given.
     public var storeIsShared: Bool { StoreURI.isPostgres(store) }
+    /// The store as logs and `systemctl status` show it: never a password.
+    public var storeName: String { store.isEmpty ? db : StoreURI.redacted(store) }
     public var limits = Limits()
     public var logLevel: LogLevel = .info
     /// Changes kept per board for resuming subscribers (also across restarts),
@@ -92,20 +94,8 @@ public struct DaemonConfig: Sendable, Equatable {
 
     public var tls: Bool { !tlsCert.isEmpty && !tlsKey.isEmpty }
 
-    /// `historyDays` in milliseconds.
-    public var historyKeepMs: Int { Int(historyDays * 86_400_000) }
-    /// `historyDays` as written: `30`, `0.5`.
-    public var historyDaysText: String {
-        historyDays == historyDays.rounded() ? String(Int(historyDays)) : String(historyDays)
-    }
-
     public var listen: String {
         let h = host.contains(":") ? "[\(host)]" : host
         return "\(h):\(port)"
-    }
-
-    /// Loopback addresses, which need no token and are not counted per address.
-    public static func isLoopback(_ host: String) -> Bool {
-        host.hasPrefix("127.") || host == "::1"
     }
 }

@@ -1,0 +1,51 @@
+import FoldConfig
+import FoldHub
+import FoldTransport
+
+/// The configuration handed out in parts: each owner gets only what it decides with.
+extension DaemonConfig {
+    /// The part the transport listens with.
+    var transport: TransportConfig {
+        var t = TransportConfig()
+        t.host = host
+        t.port = port
+        t.eventLoop = EventLoop(rawValue: eventLoop) ?? .libev
+        t.maxMessageBytes = maxMessageBytes
+        t.maxBodyBytes = maxBodyBytes
+        t.pingSeconds = pingSeconds
+        t.hangupSeconds = 2 * pingSeconds
+        t.coalesceMs = coalesceMs
+        t.handshakeTimeout = handshakeTimeout
+        t.tlsCert = tlsCert
+        t.tlsKey = tlsKey
+        return t
+    }
+
+    /// The part the hub decides with.
+    var hub: HubSettings {
+        var h = HubSettings()
+        h.access = access
+        h.limits = limits
+        h.logLevel = logLevel
+        h.storeName = storeName
+        h.storeIsShared = storeIsShared
+        h.historyPerBoard = historyPerBoard
+        h.historyDays = historyDays
+        h.maxQueueFrames = maxQueueFrames
+        h.maxQueueBytes = maxQueueBytes
+        h.slowClientSeconds = slowClientSeconds
+        h.shutdownTimeout = shutdownTimeout
+        h.tls = tls
+        h.allowOrigins = allowOrigins
+        h.allowQueryToken = allowQueryToken
+        h.metricsPublic = metricsPublic
+        h.authTimeout = authTimeout
+        h.maxConnections = maxConnections
+        h.maxConnectionsPerIP = maxConnectionsPerIP
+        h.perIPCountsLoopback = perIPCountsLoopback
+        h.maxActionsPerSecond = maxActionsPerSecond
+        h.actionBurst = actionBurst
+        h.maxSubscriptions = maxSubscriptions
+        return h
+    }
+}
