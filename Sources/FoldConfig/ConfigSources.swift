@@ -45,8 +45,10 @@ public struct ConfigSources: Sendable {
                     problems.append(Problem(place: place, message: "expected 'key = value'"))
                     continue
                 }
-                apply(trimmed[..<eq].trimmingBlanks, trimmed[trimmed.index(after: eq)...].trimmingBlanks,
-                      place: place, to: &config, problems: &problems)
+                let key = trimmed[..<eq].trimmingBlanks
+                // A file written for an older release still loads.
+                if OptionTable.retired.contains(key) { continue }
+                apply(key, trimmed[trimmed.index(after: eq)...].trimmingBlanks, place: place, to: &config, problems: &problems)
             }
         }
         for option in OptionTable.options where option.fromEnvironment {

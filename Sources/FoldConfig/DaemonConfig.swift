@@ -22,10 +22,6 @@ public struct DaemonConfig: Sendable, Equatable {
     public var coalesceMs = 20
     /// Seconds a client has to finish its request or handshake.
     public var handshakeTimeout = 10
-    /// Read and kept only so that a configuration written for 0.1 still
-    /// loads: io_uring is gone (it measured worse than a `send` each and made
-    /// every build and install need liburing).
-    public var ioUring = false
     /// PEM certificate and key: with both, the port serves https:// and wss://.
     public var tlsCert = ""
     public var tlsKey = ""

@@ -26,7 +26,6 @@ public enum OptionTable {
         .string("event-loop", "LOOP", "libev, libuv or poll", live: false, \.eventLoop) { v in
             eventLoops.contains(v) ? nil : "expects libev, libuv or poll, got '\(v)'"
         },
-        .bool("io-uring", "no effect (io_uring was removed in 0.2; accepted so that older configurations still load)", live: false, \.ioUring),
         .string("web-root", "DIR", "dashboard files (default: beside the executable, ../share/foldsync/web or a build tree's clients/web, then /usr/share/foldsync/web, /usr/local/share/foldsync/web, ./clients/web)", live: true, \.webRoot),
         .int("max-message-bytes", "largest WebSocket message (over: close 1009)", live: true, 256...(64 << 20), \.maxMessageBytes),
         .int("max-body-bytes", "largest HTTP request body (over: 413)", live: true, 256...(256 << 20), \.maxBodyBytes),
@@ -88,6 +87,12 @@ public enum OptionTable {
     ]
 
     public static func find(_ key: String) -> ConfigOption? { options.first { $0.key == key } }
+
+    /// Keys of options that are gone, still accepted (and ignored) in a
+    /// configuration file so that one written for an older release loads:
+    /// `io-uring` (io_uring was removed in 0.2; docs/PERFORMANCE.md says why).
+    /// Not flags or environment variables: those are typed anew.
+    public static let retired: Set<String> = ["io-uring"]
 
     /// `HOST:PORT` or `[V6]:PORT`, host an IP literal (`localhost` is 127.0.0.1).
     static func parseListen(_ s: String) -> (String, Int)? {

@@ -30,6 +30,14 @@ import Testing
         #expect(why.contains("f.conf:3") && why.contains("no-such-key"), "\(why)")
     }
 
+    @Test func aRetiredKeyInAnOlderFileIsIgnoredButNoLongerAnOption() {
+        let (c, problems) = sources().resolve(.text("io-uring = true\nmax-items = 3\n"))
+        #expect(problems.isEmpty && c.limits.maxItems == 3)
+        #expect(OptionTable.find("io-uring") == nil, "not in --help, not a flag")
+        let (_, flag) = sources(flags: [("io-uring", "true")]).resolve(.none)
+        #expect(flag.map(\.message) == ["unknown key 'io-uring'"])
+    }
+
     @Test func wholeConfigurationChecks() {
         let (_, tls) = sources(flags: [("tls-cert", "/c.pem")]).resolve(.none)
         #expect(tls.map(\.place) == ["tls"])
