@@ -1,0 +1,141 @@
+@testable import FoldClient
+@testable import FoldCore
+import Foundation
+import Testing
+
+/// Tests/vectors: cases that the Swift tests here and the dashboard's
+/// `node --test` (Tests/web/unit/vectors.test.mjs) both run, so the logic
+/// that exists in both languages (the mirror, item and link rules, follow
+/// and browse, reconnect backoff, board globs) cannot drift apart. Every
+/// file there must have a reader in both; a case added once runs in both.
+@Suite struct SharedVectorTests {
+    static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("../vectors").standardizedFileURL
+
+    static let readers: [String: @Sendable (JSON) throws -> Void] = [
+        "glob.json": glob, "backoff.json": backoff, "links.json": links, "items.json": items,
+        "mirror.json": mirror, "follow.json": follow,
+    ]
+
+    static func load(_ name: String) throws -> JSON {
+        let data = try Data(contentsOf: folder.appendingPathComponent(name))
+        return try JSONParser.parse(Array(data))
+    }
+
+    static func cases(_ file: JSON) throws -> [JSON] { try #require(file["cases"]?.arrayValue) }
+
+    static func number(_ j: JSON?) throws -> Double {
+        guard case .number(let text)? = j, let d = Double(text) else { throw FoldError(.invalid, "not a number: \(String(describing: j))") }
+        return d
+    }
+
+    @Test func everyVectorFileHasASwiftReader() throws {
+        let names = try FileManager.default.contentsOfDirectory(atPath: Self.folder.path).filter { $0.hasSuffix(".json") }.sorted()
+        #expect(names.count >= 6, "\(Self.folder.path): \(names)")
+        for name in names {
+            guard let read = Self.readers[name] else {
+                Issue.record("Tests/vectors/\(name) has no Swift reader")
+                continue
+            }
+            try read(try Self.load(name))
+        }
+    }
+
+    static func glob(_ file: JSON) throws {
+        for c in try cases(file) {
+            let pattern = try #require(c["pattern"]?.stringValue), name = try #require(c["name"]?.stringValue)
+            #expect(Glob.matches(pattern, name) == c["matches"]?.boolValue, "\(pattern) ~ \(name)")
+        }
+    }
+
+    static func backoff(_ file: JSON) throws {
+        let base = try number(file["baseMs"]) / 1000, cap = try number(file["capMs"]) / 1000
+        #expect(Backoff().base == base && Backoff().cap == cap, "the clients' defaults are the vectors' bounds")
+        for c in try cases(file) {
+            var b = Backoff(base: base, cap: cap)
+            let attempt = try #require(c["attempt"]?.intValue)
+            for _ in 0..<attempt { _ = b.next(random: 0) }
+            let delay = (b.next(random: try number(c["random"])) * 1000).rounded()
+            #expect(delay == (try number(c["delayMs"])), "attempt \(attempt)")
+        }
+    }
+
+    static func links(_ file: JSON) throws {
+        for c in try cases(file) {
+            let href = try #require(c["href"]?.stringValue)
+            #expect(Link.isAllowed(href) == c["link"]?.boolValue, "\(href.debugDescription)")
+        }
+    }
+
+    static func items(_ file: JSON) throws {
+        for c in try cases(file) {
+            let items = try #require(c["items"]?.arrayValue), shown = try #require(c["shown"]?.arrayValue)
+            #expect(items.count == shown.count)
+            for (item, expected) in zip(items, shown) {
+                let i = Item(item)
+                let fields: [(String, String?)] = [("label", i.label), ("detail", i.detail), ("href", i.href), ("badge", i.badge), ("id", i.id)]
+                for (name, value) in fields {
+                    #expect(value == expected[name]?.stringValue, "\(name) of \(String(decoding: item.encoded(), as: UTF8.self))")
+                }
+            }
+            do throws(FoldError) {
+                try Board.checkItems(items, limits: .defaults)
+                #expect(c["accepted"]?.boolValue == true, "accepted, but the vector says refused: \(String(describing: c["refused"]))")
+            } catch {
+                #expect(c["refused"]?["code"]?.stringValue == error.code.rawValue)
+                #expect(c["refused"]?["message"]?.stringValue == error.message)
+            }
+        }
+    }
+
+    static func mirror(_ file: JSON) throws {
+        for c in try cases(file) {
+            let name = c["name"]?.stringValue ?? ""
+            var m = BoardMirror(board: try #require(c["board"]?.stringValue))
+            for step in try #require(c["steps"]?.arrayValue) {
+                let message = try #require(step["message"])
+                // A message type the client does not know decodes to nothing, which the mirror leaves alone.
+                let outcome = ServerEvent.decode(message).map { m.apply($0) } ?? .unchanged
+                let kind: String, reason: String?
+                switch outcome {
+                case .changed: (kind, reason) = ("changed", nil)
+                case .unchanged: (kind, reason) = ("unchanged", nil)
+                case .presence: (kind, reason) = ("presence", nil)
+                case .deleted: (kind, reason) = ("deleted", nil)
+                case .outOfStep(let why): (kind, reason) = ("outOfStep", why)
+                }
+                #expect(kind == step["outcome"]?.stringValue, "\(name): \(String(decoding: message.encoded(), as: UTF8.self))")
+                if let expected = step["reason"]?.stringValue { #expect(reason == expected, "\(name)") }
+                if let rev = step["rev"] { #expect(m.position?.rev == rev.intValue || (rev == .null && m.state == nil), "\(name)") }
+                if let state = step["state"] { #expect(m.state ?? .null == state, "\(name)") }
+                if let viewers = step["viewers"] { #expect(m.viewers == viewers.intValue && m.following == step["following"]?.intValue) }
+            }
+        }
+    }
+
+    static func follow(_ file: JSON) throws {
+        for c in try cases(file) {
+            let name = c["name"]?.stringValue ?? ""
+            var model = LiveModel(board: "b", rows: 40, columns: 100)
+            model.update(document: try Board(json: try #require(c["board"]), limits: .defaults), position: Position(epoch: "e", rev: 1))
+            for step in try #require(c["steps"]?.arrayValue) {
+                model.expire(now: .infinity)
+                switch step["do"]?.stringValue {
+                case "browse": if model.following { _ = model.toggleFollowing(now: 0) }
+                case "follow": if !model.following { _ = model.toggleFollowing(now: 0) }
+                case "toggle": _ = model.fold(.toggle(section: try #require(step["section"]?.stringValue)), now: 0)
+                case "expandAll": _ = model.fold(.expandAll, now: 0)
+                case "collapseAll": _ = model.fold(.collapseAll, now: 0)
+                case nil: model.update(document: try Board(json: try #require(step["board"]), limits: .defaults), position: Position(epoch: "e", rev: 2))
+                case let other?: Issue.record("\(name): unknown step \(other)")
+                }
+                let open = (model.shown?.sections ?? []).filter(\.expanded).map { JSON.string($0.id) }
+                #expect(JSON.array(open) == step["open"], "\(name): after \(String(decoding: step.encoded(), as: UTF8.self).prefix(80))")
+                if let following = step["following"]?.boolValue { #expect(model.following == following, "\(name)") }
+                if let error = step["error"]?.stringValue {
+                    #expect(model.flash?.text.hasSuffix(error) == true, "\(name): \(String(describing: model.flash))")
+                }
+            }
+        }
+    }
+}
