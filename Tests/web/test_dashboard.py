@@ -468,6 +468,8 @@ class Dashboard(harness.TwoBrowsers):
         self.b.find_element(By.ID, "h-later").click()
         self.b.find_element(By.ID, "h-later").click()
         wait(d, lambda d: "by another viewer" in d.find_element(By.ID, "st-last").text and not expanded(d, "later"), 3)
+        # In the daemon's words, the history's: one change summary.
+        wait(d, lambda d: "toggle later → collapsed 'Later' by another viewer" in d.find_element(By.ID, "st-last").text, 3)
         time.sleep(0.4)   # let the expand animation finish
         png = os.path.join(harness.ARTIFACTS, "dashboard.png")
         self.assertTrue(d.save_screenshot(png))

@@ -8,13 +8,12 @@ import { getToken } from './auth.js';
 import { onClose } from './auth-state.js';
 import { AuthView } from './auth-view.js';
 import { mayNot } from './permissions.js';
-import { describeChange } from './change-summary.js';
 import { SectionList, renders } from './render.js';
 import { $, toast, setBanner, setStatus, setConnection, time, showPermissions } from './page-chrome.js';
 import { showSignIn, hideSignIn, wireSignIn, refusedMessage } from './signin.js';
 import { wireBoardControls } from './board-controls.js';
 import { ViewMode } from './view-mode.js';
-import { HistoryPanel } from './history-panel.js';
+import { HistoryPanel, summaryOf } from './history-panel.js';
 
 export class BoardPage {
   constructor(board) {
@@ -160,9 +159,19 @@ export class BoardPage {
     } else {
       const mine = m.by !== undefined && m.by === this.session;
       const by = m.by === undefined ? ' via HTTP' : mine ? ' by you' : ' by another viewer';
-      this.lastChange = { at: new Date(), what: `${describeChange(ops, this.doc)}${by}` };
+      // In words once the history has it: the daemon's summary, the one the history shows.
+      this.lastChange = { at: new Date(), rev: m.rev, by, what: `: rev ${m.rev}${by}` };
     }
     this.render(touched, mode);
+  }
+
+  // The history read what is new: the last change gets the daemon's words for it.
+  summarised(entries) {
+    const words = this.lastChange && summaryOf(this.lastChange.rev, entries);
+    if (words) {
+      this.lastChange.what = `: ${words}${this.lastChange.by}`;
+      this.tick();
+    }
   }
 
   onAck(m) {

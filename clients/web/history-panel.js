@@ -25,6 +25,12 @@ export function who(entry) {
   return entry.session ? `${entry.actor} · ${entry.session === 'http' ? 'HTTP' : entry.session}` : entry.actor;
 }
 
+// The daemon's words for the change at `rev`, when the entries hold it.
+export function summaryOf(rev, entries) {
+  const e = entries.find((x) => x.rev === rev);
+  return e && e.summary ? e.summary : null;
+}
+
 export class HistoryPanel {
   constructor(page) {
     this.page = page;
@@ -66,6 +72,7 @@ export class HistoryPanel {
       const fresh = (body.entries || []).slice().reverse();
       this.entries = fresh.concat(this.entries).slice(0, SHOWN);
       this.draw();
+      this.page.summarised(this.entries);
     } catch {
       // Offline: the next patch after the reconnect reads again.
     } finally {
