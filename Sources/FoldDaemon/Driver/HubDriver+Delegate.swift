@@ -18,13 +18,13 @@ extension HubDriver: WebServerDelegate {
         feed(.received(id: connection.id, message: message))
     }
 
-    func closed(_ connection: Connection) { feed(.closed(id: connection.id)) }
+    func closed(_ connection: Connection) { report(.closed(id: connection.id)) }
 
     func request(_ r: HTTPRequest) {
         feed(.http(HubRequest(id: r.id, method: r.method, path: r.path, query: r.query, headers: r.headers, body: r.body)))
     }
 
-    func drained(_ connection: Connection) { feed(.queueDrained(id: connection.id)) }
+    func drained(_ connection: Connection) { report(.queueDrained(id: connection.id)) }
 
     func woken() {
         for event in mailbox.drain() {

@@ -24,6 +24,11 @@ final class HubDriver {
     var config: DaemonConfig
     /// The earliest tick a timer is armed for; a later `wakeAt` needs no other.
     private var armedWake: Instant?
+    /// Inputs the transport reported while an effect was being performed (a
+    /// queue past its bound, a queue drained, a connection closed), for the
+    /// hub right after that effect; and whether `feed`'s loop is running.
+    private var reported: [HubInput] = []
+    private var feeding = false
 
     init(hub: Hub, config: DaemonConfig, server: WebServer, notifier: Notifier) {
         self.hub = hub
@@ -37,9 +42,29 @@ final class HubDriver {
     static func now() -> Instant { DispatchTime.now().uptimeNanoseconds }
 
     /// Carries out the hub's effects one for one, in order: every decision
-    /// (when a fan-out's frame leaves, too) was made by the hub.
+    /// (when a fan-out's frame leaves, too) was made by the hub. What the
+    /// transport reports meanwhile goes to the hub after the effect that
+    /// caused it, and its effects come next, before the rest: a resync lands
+    /// before anything queued after the frame that overflowed. One loop, the
+    /// only caller of the hub: `perform` never feeds it again.
     func feed(_ input: HubInput) {
-        for effect in hub.handle(input, at: Self.now()) { perform(effect) }
+        var effects = hub.handle(input, at: Self.now())
+        feeding = true
+        defer { feeding = false }
+        var next = 0
+        while next < effects.count {
+            perform(effects[next])
+            next += 1
+            guard !reported.isEmpty else { continue }
+            let inputs = reported
+            reported.removeAll()
+            effects.insert(contentsOf: inputs.flatMap { hub.handle($0, at: Self.now()) }, at: next)
+        }
+    }
+
+    /// An input from a transport callback: fed now, or after the effect being performed.
+    func report(_ input: HubInput) {
+        if feeding { reported.append(input) } else { feed(input) }
     }
 
     func perform(_ effect: HubEffect) {
@@ -54,8 +79,7 @@ final class HubDriver {
             case .now(let except): (true, except)
             }
             server.fanOut(frame, to: ids, within: hub.queueBound, writeNow: now, except: except) { id in
-                // At once, so the resync lands before anything queued after this frame.
-                feed(.overflowed(id: id, bytes: frame.count))
+                report(.overflowed(id: id, bytes: frame.count))
             }
         case .resync(let id, let frames):
             guard let c = server.connection(id) else { return }
