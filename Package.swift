@@ -65,7 +65,7 @@ let package = Package(
         .testTarget(name: "FoldCoreTests", dependencies: ["FoldCore", "FoldTestSupport"]),
         .testTarget(name: "FoldHubTests", dependencies: ["FoldCore", "FoldHub", "FoldCrypto", "FoldTestSupport"]),
         .testTarget(name: "FoldConfigTests", dependencies: ["FoldCore", "FoldConfig"]),
-        .testTarget(name: "FoldCryptoTests", dependencies: ["FoldCore", "FoldCrypto"]),
+        .testTarget(name: "FoldCryptoTests", dependencies: ["FoldCore", "FoldCrypto", "FoldTestSupport"]),
         .testTarget(name: "FoldStoreTests", dependencies: ["FoldCore", "FoldStore", "FoldTestSupport"]),
         .testTarget(name: "DaemonLiveTests", dependencies: ["FoldCore", "FoldConfig", "FoldCrypto", "FoldDaemon", "FoldTestSupport", "PostgresTestSupport"]),
         // A real PostgreSQL server for the tests (initdb in a temporary directory, loopback, a free port).

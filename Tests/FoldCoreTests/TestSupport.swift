@@ -3,26 +3,9 @@ import Foundation
 @testable import FoldCore
 
 enum Fixtures {
-    /// The shared conformance suite: $FOLDSYNC_CONFORMANCE_DIR when set, else the
-    /// first `shared/conformance/json-patch-tests` found walking up from this
-    /// file (the repository sits next to `shared/`). Nil when missing, and
-    /// the tests that need it then fail.
+    /// The RFC 6902 suite (see `ConformanceSuite`).
     static func conformanceDirectory(filePath: String = #filePath) -> URL? {
-        let fm = FileManager.default
-        if let env = ProcessInfo.processInfo.environment["FOLDSYNC_CONFORMANCE_DIR"], !env.isEmpty {
-            // Set means authoritative: either the suite folder itself or its parent, else missing.
-            let url = URL(fileURLWithPath: env)
-            return [url, url.appendingPathComponent("json-patch-tests")].first {
-                fm.fileExists(atPath: $0.appendingPathComponent("tests.json").path)
-            }
-        }
-        var dir = URL(fileURLWithPath: filePath).resolvingSymlinksInPath().deletingLastPathComponent()
-        while dir.path != "/" {
-            let candidate = dir.appendingPathComponent("shared/conformance/json-patch-tests")
-            if fm.fileExists(atPath: candidate.appendingPathComponent("tests.json").path) { return candidate }
-            dir.deleteLastPathComponent()
-        }
-        return nil
+        ConformanceSuite.directory("json-patch-tests", marker: "tests.json", filePath: filePath)
     }
 }
 
