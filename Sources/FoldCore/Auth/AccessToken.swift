@@ -21,7 +21,7 @@ public struct AccessToken: Sendable, Equatable {
             return .failure(FoldError(.badRequest, "the hash must be 64 hex digits (foldsyncd hash-token prints it)"))
         }
         let glob = f.count == 4 ? f[3] : "*"
-        guard glob.utf8.allSatisfy({ Names.isValid(String(UnicodeScalar($0))) || $0 == UInt8(ascii: "*") || $0 == UInt8(ascii: "?") }) else {
+        guard Glob.isValidPattern(glob) else {
             return .failure(FoldError(.badRequest, "board glob '\(glob)' may hold name characters, * and ?"))
         }
         return .success(AccessToken(name: f[0], permissions: perms, hash: hash, boards: glob))

@@ -1,6 +1,11 @@
 /// Board-name globs: `*` matches any run of characters, `?` one character,
 /// everything else itself. Board names are ASCII, so bytes are enough.
 public enum Glob {
+    /// A board glob holds name characters, `*` and `?` only (tokens' and JWTs' alike).
+    public static func isValidPattern(_ pattern: String) -> Bool {
+        pattern.utf8.allSatisfy { Names.isValid(String(UnicodeScalar($0))) || $0 == UInt8(ascii: "*") || $0 == UInt8(ascii: "?") }
+    }
+
     public static func matches(_ pattern: String, _ name: String) -> Bool {
         let p = Array(pattern.utf8), s = Array(name.utf8)
         var pi = 0, si = 0
