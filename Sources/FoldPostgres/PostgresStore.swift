@@ -90,8 +90,7 @@ public final class PostgresStore: BoardStore, @unchecked Sendable {
                 // The retry: its board has stayed locked since it was read.
                 holding = nil
             } else {
-                if holding?.on === c { _ = try? c.query("ROLLBACK") }
-                holding = nil
+                letGo(on: c)
                 try c.query("BEGIN")
             }
             do throws(PGError) {
@@ -123,6 +122,9 @@ public final class PostgresStore: BoardStore, @unchecked Sendable {
         }
     }
 
+    /// Often enough to let go of a kept lock soon after `maxHold`.
+    public var idleEvery: Double? { 0.1 }
+
     /// A lock kept for a retry that has not come within `maxHold` is let go.
     public func idle() {
         guard let h = holding, ContinuousClock.now - h.since > Self.maxHold else { return }
@@ -131,11 +133,15 @@ public final class PostgresStore: BoardStore, @unchecked Sendable {
 
     /// Rolls back a transaction kept for a retry, before anything else uses the connection.
     private func letGo() {
-        guard let h = holding else { return }
+        guard holding != nil else { return }
+        if (try? link.using { c throws(PGError) in letGo(on: c) }) == nil { holding = nil }
+    }
+
+    /// The same, on the connection in hand: a transaction kept on another
+    /// (lost) connection has nothing left to roll back.
+    private func letGo(on c: PGConnection) {
+        if holding?.on === c { _ = try? c.query("ROLLBACK") }
         holding = nil
-        _ = try? link.using { c throws(PGError) in
-            if c === h.on { try c.query("ROLLBACK") }
-        }
     }
 
     /// Creates the board unless a board of that name exists (another node

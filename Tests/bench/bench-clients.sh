@@ -5,22 +5,13 @@
 #   Tests/bench/bench-clients.sh [RUNS] [SCENARIO...]   (scenarios: c1k c1k-ramp c10k)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+source Tests/bench/bench-lib.sh
 runs="${1:-3}"
 shift || true
 if [[ $# -gt 0 ]]; then scenarios=("$@"); else scenarios=(c1k c1k-ramp c10k); fi
-bin=.build-release/release
 out="${OUT:-.build/bench-results/clients}"
 mkdir -p "$out"
 dir="$(mktemp -d)"
-daemon_pid=""
-stop_daemon() {
-    if [[ -n "$daemon_pid" ]] && kill -0 "$daemon_pid" 2>/dev/null; then
-        kill -TERM "$daemon_pid" 2>/dev/null || true
-        for _ in $(seq 100); do kill -0 "$daemon_pid" 2>/dev/null || break; sleep 0.1; done
-        kill -KILL "$daemon_pid" 2>/dev/null || true
-    fi
-    daemon_pid=""
-}
 trap 'stop_daemon; rm -rf "$dir"' EXIT
 
 for s in "${scenarios[@]}"; do
@@ -33,15 +24,7 @@ for s in "${scenarios[@]}"; do
     for run in $(seq "$runs"); do
         for client in epoll lws; do
             rm -f "$dir"/b.db*
-            taskset -c 0 "$bin/foldsyncd" --listen 127.0.0.1:0 --db "$dir/b.db" \
-                --max-actions-per-second 1000000 --action-burst 1000000 >"$dir/daemon.log" 2>&1 &
-            daemon_pid=$!
-            port=""
-            for _ in $(seq 100); do
-                port="$(grep -o 'listening on 127.0.0.1:[0-9]*' "$dir/daemon.log" | head -1 | cut -d: -f2 || true)"
-                [[ -n "$port" ]] && break
-                sleep 0.1
-            done
+            PIN="taskset -c 0" start_daemon "$bin/foldsyncd" "$dir/daemon.log" --db "$dir/b.db"
             [[ -n "$port" ]] || { echo "daemon did not start" >&2; cat "$dir/daemon.log" >&2; exit 1; }
             sleep 0.5
             load="$(cut -d' ' -f1 /proc/loadavg)"

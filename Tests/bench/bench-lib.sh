@@ -19,6 +19,27 @@ listening_port() {
     echo "$port"
 }
 
+# start_daemon FOLDSYNCD LOG [ARGS...]: the daemon in the background on a free
+# loopback port, with the action limits lifted (one publisher may send
+# everything), plus ARGS; `PIN="taskset -c 0"` pins it. Sets daemon_pid and
+# port (empty when it did not start within 15 s). stop_daemon ends it: TERM,
+# then KILL after 10 s.
+daemon_pid=""
+start_daemon() {
+    local exe=$1 log=$2; shift 2
+    ${PIN:-} "$exe" --listen 127.0.0.1:0 --max-actions-per-second 1000000 --action-burst 1000000 "$@" >"$log" 2>&1 &
+    daemon_pid=$!
+    port="$(listening_port "$log")"
+}
+stop_daemon() {
+    if [[ -n "$daemon_pid" ]] && kill -0 "$daemon_pid" 2>/dev/null; then
+        kill -TERM "$daemon_pid" 2>/dev/null || true
+        for _ in $(seq 100); do kill -0 "$daemon_pid" 2>/dev/null || break; sleep 0.1; done
+        kill -KILL "$daemon_pid" 2>/dev/null || true
+    fi
+    daemon_pid=""
+}
+
 # start_postgres DIR: a PostgreSQL server of its own in DIR (initdb, loopback,
 # a free port, fsync on, trust auth); sets pgport. Stop it with
 # stop_postgres DIR. As root the server runs as the postgres user.

@@ -9,6 +9,7 @@
 #   BUILD=0 Tests/bench/bench-smoke.sh    (uses what is built)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+source Tests/bench/bench-lib.sh
 
 if [[ "${BUILD:-1}" == 1 ]]; then
     timeout 1800 swift build --product foldsyncd >&2
@@ -17,27 +18,9 @@ fi
 bin="$(swift build --show-bin-path)"
 
 dir="$(mktemp -d)"
-daemon_pid=""
-cleanup() {
-    if [[ -n "$daemon_pid" ]] && kill -0 "$daemon_pid" 2>/dev/null; then
-        kill -TERM "$daemon_pid" 2>/dev/null || true
-        for _ in $(seq 50); do kill -0 "$daemon_pid" 2>/dev/null || break; sleep 0.1; done
-        kill -KILL "$daemon_pid" 2>/dev/null || true
-    fi
-    rm -rf "$dir"
-}
-trap cleanup EXIT
+trap 'stop_daemon; rm -rf "$dir"' EXIT
 
-"$bin/foldsyncd" --listen 127.0.0.1:0 --db "$dir/smoke.db" --max-actions-per-second 1000000 --action-burst 1000000 >"$dir/daemon.log" 2>&1 &
-daemon_pid=$!
-
-port=""
-for _ in $(seq 100); do
-    port="$(grep -o 'listening on 127.0.0.1:[0-9]*' "$dir/daemon.log" | head -1 | cut -d: -f2 || true)"
-    [[ -n "$port" ]] && break
-    kill -0 "$daemon_pid" 2>/dev/null || break
-    sleep 0.1
-done
+start_daemon "$bin/foldsyncd" "$dir/daemon.log" --db "$dir/smoke.db"
 if [[ -z "$port" ]]; then
     echo "bench-smoke: the daemon did not start" >&2
     cat "$dir/daemon.log" >&2

@@ -116,9 +116,11 @@ public protocol BoardStore: HistorySource {
     func createIfAbsent(_ board: StoredBoard) throws(StoreError) -> Bool
     /// A reader of its own on the same store (another connection), for a thread other than the committer's.
     func historyReader() throws(StoreError) -> any HistoryReader & Sendable
-    /// Called by the committer between jobs and when it has had nothing to
-    /// do for a while: a shared store lets go of a lock kept too long.
+    /// Called by the committer between jobs and, every `idleEvery` seconds
+    /// without work (nil: never), so a shared store lets go of a lock kept
+    /// too long. An embedded store asks for no wake-ups.
     func idle()
+    var idleEvery: Double? { get }
     /// A clean stop: everything committed is in the main database file and
     /// the engine's handles are closed; nothing may be called afterwards.
     func close()
@@ -131,6 +133,7 @@ public protocol BoardStore: HistorySource {
 /// What most engines answer: nothing to reconnect, nothing upgraded.
 extension BoardStore {
     public func idle() {}
+    public var idleEvery: Double? { nil }
     public var reconnects: Int { 0 }
     public var upgradedSchema: (from: Int, to: Int)? { nil }
 }

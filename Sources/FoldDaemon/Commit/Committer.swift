@@ -32,7 +32,7 @@ final class Committer: Sendable {
     static func wallClockMs() -> Int { Int((Date().timeIntervalSince1970 * 1000).rounded()) }
 
     /// A tenth of a second without work: the store may let go of a lock it keeps for a retry.
-    func start() { worker.start(idleEvery: 0.1, idle: { [store] in store.idle() }) { [self] job in run(job) } }
+    func start() { worker.start(idleEvery: store.idleEvery, idle: { [store] in store.idle() }) { [self] job in run(job) } }
 
     /// Any thread.
     func submit(_ batch: SealedBatch) { worker.enqueue(.commit(batch)) }
