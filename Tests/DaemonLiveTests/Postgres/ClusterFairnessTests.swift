@@ -20,35 +20,24 @@ import Testing
         defer { nodes.forEach { $0.shutdown() } }
         let perWriter = 400, window = 8
         let acked = PthreadLocked([(rev: Int, node: Int)]())
-        let failures = PthreadLocked([String]())
-        let ports = nodes.map(\.port)
-        let threads = (0..<3).map { k in
-            Thread {
-                do {
-                    let s = try TestSocket(port: ports[k])
-                    _ = try s.recvJSON()
-                    var sent = 0, answered = 0
-                    func next() throws {
-                        try s.send(Wire.action(.setTitle, id: "n\(k)-\(sent)", #""section":"s\#(k)","title":"n\#(k)-\#(sent)""#))
-                        sent += 1
-                    }
-                    while sent < window { try next() }
-                    while answered < perWriter {
-                        let m = try s.recvJSON(timeout: 30)
-                        guard m.type == "ack" || m.type == "error" else { continue }
-                        answered += 1
-                        guard m.type == "ack", let rev = m.rev else { throw HarnessError("node \(k): \(m)") }
-                        acked.withLock { $0.append((rev, k)) }
-                        if sent < perWriter { try next() }
-                    }
-                } catch {
-                    failures.withLock { $0.append("node \(k): \(error)") }
-                }
+        let writers = NodeClients(ports: nodes.map(\.port)) { k, s in
+            var sent = 0, answered = 0
+            func next() throws {
+                try s.send(Wire.action(.setTitle, id: "n\(k)-\(sent)", #""section":"s\#(k)","title":"n\#(k)-\#(sent)""#))
+                sent += 1
+            }
+            while sent < window { try next() }
+            while answered < perWriter {
+                let m = try s.recvJSON(timeout: 30)
+                guard m.type == "ack" || m.type == "error" else { continue }
+                answered += 1
+                guard m.type == "ack", let rev = m.rev else { throw HarnessError("node \(k): \(m)") }
+                acked.withLock { $0.append((rev, k)) }
+                if sent < perWriter { try next() }
             }
         }
-        threads.forEach { $0.start() }
-        #expect(eventually(timeout: 120) { threads.allSatisfy(\.isFinished) })
-        #expect(failures.withLock { $0 }.isEmpty, "\(failures.withLock { $0 })")
+        #expect(eventually(timeout: 120) { writers.finished })
+        #expect(writers.failures.isEmpty, "\(writers.failures)")
         let acks = acked.withLock { $0 }.sorted { $0.rev < $1.rev }
         #expect(acks.count == 3 * perWriter)
         #expect(Set(acks.map(\.rev)).count == acks.count, "two acks share a rev")

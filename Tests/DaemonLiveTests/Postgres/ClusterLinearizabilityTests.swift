@@ -32,28 +32,16 @@ import Testing
         let go = (0..<3).map { _ in DispatchSemaphore(value: 0) }
         let done = DispatchSemaphore(value: 0)
         let answers = PthreadLocked([[Int: JSON]](repeating: [:], count: rounds))
-        let failures = PthreadLocked([String]())
-        let ports = nodes.map(\.port)
-        let threads = (0..<3).map { k in
-            Thread {
-                do {
-                    let s = try TestSocket(port: ports[k])
-                    _ = try s.recvJSON()
-                    for round in 0..<rounds {
-                        go[k].wait()
-                        let id = "r\(round)n\(k)"
-                        try s.send(Wire.action(.expand, id: id, #""section":"s\#(k)""#))
-                        let m = try s.answer(to: id, timeout: 20)
-                        answers.withLock { $0[round][k] = m }
-                        done.signal()
-                    }
-                } catch {
-                    failures.withLock { $0.append("node \(k): \(error)") }
-                    for _ in 0..<rounds { done.signal() }
-                }
+        let writers = NodeClients(ports: nodes.map(\.port), failed: { _ in for _ in 0..<rounds { done.signal() } }) { k, s in
+            for round in 0..<rounds {
+                go[k].wait()
+                let id = "r\(round)n\(k)"
+                try s.send(Wire.action(.expand, id: id, #""section":"s\#(k)""#))
+                let m = try s.answer(to: id, timeout: 20)
+                answers.withLock { $0[round][k] = m }
+                done.signal()
             }
         }
-        threads.forEach { $0.start() }
         var stale = 0
         for round in 0..<rounds {
             let id = "collapse\(round)"
@@ -63,7 +51,7 @@ import Testing
             let r = try #require(collapsed.rev)
             go.forEach { $0.signal() }
             for _ in 0..<3 { #expect(done.wait(timeout: .now() + 30) == .success) }
-            try #require(failures.withLock { $0 }.isEmpty, "\(failures.withLock { $0 })")
+            try #require(writers.failures.isEmpty, "\(writers.failures)")
             let got = answers.withLock { $0[round] }
             let revs = (0..<3).compactMap { got[$0]?.rev }
             for k in 0..<3 {
@@ -134,41 +122,30 @@ import Testing
         _ = try watcher.subscribe()
         struct Answer { var node: Int, sent: UInt64, acked: UInt64, rev: Int, id: String }
         let log = PthreadLocked([Answer]())
-        let failures = PthreadLocked([String]())
-        let ports = nodes.map(\.port)
         let perNode = 40
-        let threads = (0..<3).map { k in
-            Thread {
-                var rng = SystemRandomNumberGenerator()
-                do {
-                    let s = try TestSocket(port: ports[k])
-                    _ = try s.recvJSON()
-                    for i in 0..<perNode {
-                        let id = "n\(k)a\(i)"
-                        let section = "s\(Int.random(in: 0..<3, using: &rng))"
-                        let msg: String
-                        switch Int.random(in: 0..<4, using: &rng) {
-                        case 0: msg = Wire.action(.expand, id: id, #""section":"\#(section)""#)
-                        case 1: msg = Wire.action(.collapse, id: id, #""section":"\#(section)""#)
-                        case 2: msg = Wire.action(.toggle, id: id, #""section":"\#(section)""#)
-                        default: msg = Wire.action(.collapseAll, id: id)
-                        }
-                        let sent = DispatchTime.now().uptimeNanoseconds
-                        try s.send(msg)
-                        let m = try s.answer(to: id, timeout: 20)
-                        let acked = DispatchTime.now().uptimeNanoseconds
-                        guard m.type == "ack", let rev = m.rev else { throw HarnessError("\(id): \(m)") }
-                        log.withLock { $0.append(Answer(node: k, sent: sent, acked: acked, rev: rev, id: id)) }
-                        usleep(UInt32.random(in: 0..<20_000, using: &rng))
-                    }
-                } catch {
-                    failures.withLock { $0.append("node \(k): \(error)") }
+        let writers = NodeClients(ports: nodes.map(\.port)) { k, s in
+            var rng = SystemRandomNumberGenerator()
+            for i in 0..<perNode {
+                let id = "n\(k)a\(i)"
+                let section = "s\(Int.random(in: 0..<3, using: &rng))"
+                let msg: String
+                switch Int.random(in: 0..<4, using: &rng) {
+                case 0: msg = Wire.action(.expand, id: id, #""section":"\#(section)""#)
+                case 1: msg = Wire.action(.collapse, id: id, #""section":"\#(section)""#)
+                case 2: msg = Wire.action(.toggle, id: id, #""section":"\#(section)""#)
+                default: msg = Wire.action(.collapseAll, id: id)
                 }
+                let sent = DispatchTime.now().uptimeNanoseconds
+                try s.send(msg)
+                let m = try s.answer(to: id, timeout: 20)
+                let acked = DispatchTime.now().uptimeNanoseconds
+                guard m.type == "ack", let rev = m.rev else { throw HarnessError("\(id): \(m)") }
+                log.withLock { $0.append(Answer(node: k, sent: sent, acked: acked, rev: rev, id: id)) }
+                usleep(UInt32.random(in: 0..<20_000, using: &rng))
             }
         }
-        threads.forEach { $0.start() }
-        #expect(eventually(timeout: 120) { threads.allSatisfy(\.isFinished) })
-        #expect(failures.withLock { $0 }.isEmpty, "\(failures.withLock { $0 })")
+        #expect(eventually(timeout: 120) { writers.finished })
+        #expect(writers.failures.isEmpty, "\(writers.failures)")
         let answers = log.withLock { $0 }
         #expect(answers.count == 3 * perNode)
         var violations: [String] = []
