@@ -138,7 +138,9 @@ struct WriteMachine: ~Copyable {
 
     /// Write what is queued now (a flush, or a turn's lone fan-out), unless
     /// something else writes it later: the pacer, or lws' WRITEABLE callback.
-    /// `lwsHolding`: lws keeps unsent bytes of its own for this connection.
+    /// `lwsHolding`: lws keeps unsent bytes of its own for this connection;
+    /// then WRITEABLE writes it, so lws never buffers more than one write per
+    /// connection and the queue's bound stays the daemon's.
     @inline(__always)
     mutating func flush(now: UInt64, lwsHolding: Bool, pacing: inout Pacing, into buffer: WriteBuffer) -> FlushStep {
         guard !closed, !peerClosing, !writableAsked, !pace.waiting, !queue.isEmpty else { return .nothing }
