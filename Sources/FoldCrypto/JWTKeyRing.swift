@@ -13,7 +13,7 @@ public struct JWTKeyRing: Sendable {
 
         /// Refuses a key unfit for its algorithm (`VerificationKey.problem`).
         public init(alg: JWSAlgorithm, kid: String?, key: VerificationKey) throws(JWTRefusal) {
-            if let why = key.problem(for: alg) { throw JWTRefusal(.unknownKey, "unusable key\(kid.map { " '\($0)'" } ?? ""): \(why)") }
+            if let why = key.problem(for: alg) { throw JWTRefusal(.keyConfiguration, "unusable key\(kid.map { " '\($0)'" } ?? ""): \(why)") }
             self.alg = alg
             self.kid = kid
             self.key = key
@@ -29,22 +29,22 @@ public struct JWTKeyRing: Sendable {
     /// pass the key checks; secrets and public keys are not mixed in one
     /// set (a published set holds no secret). Any bad key refuses the set.
     public init(jwks json: JSON) throws(JWTRefusal) {
-        guard let keys = json["keys"]?.arrayValue else { throw JWTRefusal(.unknownKey, "a JWK Set is an object with a 'keys' list") }
+        guard let keys = json["keys"]?.arrayValue else { throw JWTRefusal(.keyConfiguration, "a JWK Set is an object with a 'keys' list") }
         var entries: [Entry] = []
         var secrets = 0
         for (i, k) in keys.enumerated() {
             let jwk: JWK
-            do { jwk = try JWK(json: k) } catch { throw JWTRefusal(.unknownKey, "key \(i): \(error.message)") }
+            do { jwk = try JWK(json: k) } catch { throw JWTRefusal(.keyConfiguration, "key \(i): \(error.message)") }
             guard let name = jwk.alg, let alg = JWSAlgorithm(rawValue: name) else {
-                throw JWTRefusal(.unknownKey, "key \(i) names no JWS algorithm foldsync verifies (alg '\(jwk.alg ?? "")')")
+                throw JWTRefusal(.keyConfiguration, "key \(i) names no JWS algorithm foldsync verifies (alg '\(jwk.alg ?? "")')")
             }
-            guard let kid = jwk.kid else { throw JWTRefusal(.unknownKey, "key \(i) has no 'kid'") }
-            guard jwk.verifies else { throw JWTRefusal(.unknownKey, "key '\(kid)' is not meant for signatures (use/key_ops)") }
-            guard let key = VerificationKey(jwk: jwk) else { throw JWTRefusal(.unknownKey, "key '\(kid)' cannot be read") }
+            guard let kid = jwk.kid else { throw JWTRefusal(.keyConfiguration, "key \(i) has no 'kid'") }
+            guard jwk.verifies else { throw JWTRefusal(.keyConfiguration, "key '\(kid)' is not meant for signatures (use/key_ops)") }
+            guard let key = VerificationKey(jwk: jwk) else { throw JWTRefusal(.keyConfiguration, "key '\(kid)' cannot be read") }
             if case .oct = jwk.material { secrets += 1 }
             entries.append(try Entry(alg: alg, kid: kid, key: key))
         }
-        if secrets > 0 && secrets < entries.count { throw JWTRefusal(.unknownKey, "a JWK Set mixes secrets and public keys") }
+        if secrets > 0 && secrets < entries.count { throw JWTRefusal(.keyConfiguration, "a JWK Set mixes secrets and public keys") }
         self.entries = entries
     }
 

@@ -32,7 +32,7 @@ import Testing
     static func wire(_ text: String) -> [UInt8] { [0x81, UInt8(text.utf8.count)] + Array(text.utf8) }
 
     mutating func flush(_ m: inout WriteMachine, now: UInt64 = 1_000_000_000, lwsHolding: Bool = false) -> WriteMachine.FlushStep {
-        m.flush(now: now, lwsHolding: lwsHolding, pacing: &pacing, into: buffer.write)
+        m.flush(now: now, lwsHolding: { lwsHolding }, pacing: &pacing, into: buffer.write)
     }
 
     mutating func writable(_ m: inout WriteMachine, now: UInt64 = 1_000_000_000) -> WriteMachine.WritableStep {

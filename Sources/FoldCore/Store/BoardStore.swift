@@ -116,9 +116,9 @@ public protocol BoardStore: HistorySource {
     func createIfAbsent(_ board: StoredBoard) throws(StoreError) -> Bool
     /// A reader of its own on the same store (another connection), for a thread other than the committer's.
     func historyReader() throws(StoreError) -> any HistoryReader & Sendable
-    /// Called by the committer between jobs and, every `idleEvery` seconds
-    /// without work (nil: never), so a shared store lets go of a lock kept
-    /// too long. An embedded store asks for no wake-ups.
+    /// Called by the committer after `idleEvery` seconds without work (nil:
+    /// never), so a shared store lets go of a lock kept too long. An
+    /// embedded store asks for no wake-ups.
     func idle()
     var idleEvery: Double? { get }
     /// A clean stop: everything committed is in the main database file and

@@ -31,7 +31,7 @@ final class Committer: Sendable {
     /// Milliseconds since 1970, UTC: the commit time every history record carries.
     static func wallClockMs() -> Int { Int((Date().timeIntervalSince1970 * 1000).rounded()) }
 
-    /// A tenth of a second without work: the store may let go of a lock it keeps for a retry.
+    /// Idle for as long as the store asks (`idleEvery`), the store may let go of a lock it keeps for a retry.
     func start() { worker.start(idleEvery: store.idleEvery, idle: { [store] in store.idle() }) { [self] job in run(job) } }
 
     /// Any thread.

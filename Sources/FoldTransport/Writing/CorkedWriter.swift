@@ -86,8 +86,8 @@ final class CorkedWriter {
     /// Writes what `c` has queued now, as its machine decides.
     @inline(__always)
     func writeNow(_ c: Connection, now: UInt64) {
-        let holding = c.out.route != .lwsFramed && lws_partial_buffered(c.wsi) != 0
-        switch c.out.flush(now: now, lwsHolding: holding, pacing: &pacer.pacing, into: buffer) {
+        let wsi = c.wsi
+        switch c.out.flush(now: now, lwsHolding: { lws_partial_buffered(wsi) != 0 }, pacing: &pacer.pacing, into: buffer) {
         case .nothing: return
         case .wait(let due): pacer.wait(c, until: due)
         case .askWritable: lws_callback_on_writable(c.wsi)

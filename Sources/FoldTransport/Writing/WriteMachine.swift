@@ -138,14 +138,15 @@ struct WriteMachine: ~Copyable {
 
     /// Write what is queued now (a flush, or a turn's lone fan-out), unless
     /// something else writes it later: the pacer, or lws' WRITEABLE callback.
-    /// `lwsHolding`: lws keeps unsent bytes of its own for this connection;
+    /// `lwsHolding`: whether lws keeps unsent bytes of its own for this
+    /// connection, asked only when a write would otherwise go out now;
     /// then WRITEABLE writes it, so lws never buffers more than one write per
     /// connection and the queue's bound stays the daemon's.
     @inline(__always)
-    mutating func flush(now: UInt64, lwsHolding: Bool, pacing: inout Pacing, into buffer: WriteBuffer) -> FlushStep {
+    mutating func flush(now: UInt64, lwsHolding: () -> Bool, pacing: inout Pacing, into buffer: WriteBuffer) -> FlushStep {
         guard !closed, !peerClosing, !writableAsked, !pace.waiting, !queue.isEmpty else { return .nothing }
         if let due = pacing.hold(&pace, now: now) { return .wait(until: due) }
-        guard route != .lwsFramed, !lwsHolding else { return askWritable() ? .askWritable : .nothing }
+        guard route != .lwsFramed, !lwsHolding() else { return askWritable() ? .askWritable : .nothing }
         return .send(take(into: buffer, now: now, pacing: &pacing))
     }
 
@@ -252,9 +253,8 @@ struct WriteMachine: ~Copyable {
     /// into the shell's buffer, as complete frames or, for a batching peer,
     /// one newline-joined frame. Counts the write for pacing.
     private mutating func take(into buffer: WriteBuffer, now: UInt64, pacing: inout Pacing) -> Outgoing {
-        let before = queue.count
         let out = frame(into: buffer)
-        pacing.wrote(&pace, messages: before - queue.count, now: now)
+        pacing.wrote(&pace, messages: out.messages, now: now)
         return out
     }
 

@@ -40,6 +40,9 @@ public enum Base64URL {
         return String(decoding: out, as: UTF8.self)
     }
 
+    /// Whether `c` is one of the alphabet's 64 characters.
+    public static func isAlphabet(_ c: UInt8) -> Bool { value(c) != nil }
+
     private static func value(_ c: UInt8) -> UInt8? {
         switch c {
         case UInt8(ascii: "A")...UInt8(ascii: "Z"): c - UInt8(ascii: "A")

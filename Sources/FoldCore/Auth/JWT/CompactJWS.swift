@@ -21,7 +21,7 @@ public struct CompactJWS: Sendable {
     public static func looksLikeJWT<S: StringProtocol>(_ text: S) -> Bool {
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)
         return parts.count == 3 && parts[0].count > 0 && parts[1].count > 0
-            && text.utf8.allSatisfy { $0 == UInt8(ascii: ".") || isBase64URL($0) }
+            && text.utf8.allSatisfy { $0 == UInt8(ascii: ".") || Base64URL.isAlphabet($0) }
     }
 
     public init(_ token: String) throws(JWTRefusal) {
@@ -47,13 +47,5 @@ public struct CompactJWS: Sendable {
         payload = p
         signingInput = Array(bytes[..<(parts[0].count + 1 + parts[1].count)])
         signature = s
-    }
-
-    static func isBase64URL(_ c: UInt8) -> Bool {
-        switch c {
-        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-             UInt8(ascii: "-"), UInt8(ascii: "_"): true
-        default: false
-        }
     }
 }

@@ -10,6 +10,8 @@ public struct JWTRefusal: Error, Sendable, Equatable, CustomStringConvertible {
         case algMismatch = "alg_mismatch"
         case critical
         case unknownKey = "unknown_key"
+        /// A configured key is unfit (not a token's fault; for the configuration's error).
+        case keyConfiguration = "key_configuration"
         case signature
         case claims
         case expired
