@@ -63,7 +63,7 @@ public struct ConfigSources: Sendable {
         if config.tlsCert.isEmpty != config.tlsKey.isEmpty {
             problems.append(Problem(place: "tls", message: "tls-cert and tls-key go together"))
         }
-        if config.access.isAnonymous && !config.allowAnonymous && !Loopback.contains(config.host) {
+        if config.access.isAnonymous && config.jwtKeys.isEmpty && !config.allowAnonymous && !Loopback.contains(config.host) {
             problems.append(Problem(place: "listen", message:
                 "refusing to serve \(config.host) without tokens: configure a token, or set allow-anonymous = true"))
         }

@@ -59,6 +59,16 @@ public struct DaemonConfig: Sendable, Equatable {
     // Who may do what (docs/SECURITY.md).
     /// Configured tokens; none means everyone may do everything.
     public var access = AccessPolicy()
+    /// Keys JWTs are verified with (`jwt-key`, repeatable); none: no JWT sign-in.
+    public var jwtKeys: [JWTKeySpec] = []
+    /// When set, a JWT's `iss` must be this ...
+    public var jwtIssuer = ""
+    /// ... and its `aud` must hold this.
+    public var jwtAudience = ""
+    /// Seconds of clock skew allowed on `exp`, `nbf` and `iat`.
+    public var jwtLeeway = 30
+    /// Seconds before `exp` when a connection is told `authExpiring`.
+    public var jwtRefreshBefore = 60
     /// Allows listening beyond loopback without tokens.
     public var allowAnonymous = false
     /// Origins (besides the daemon's own) whose pages may open WebSockets.

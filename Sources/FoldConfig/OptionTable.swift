@@ -63,6 +63,20 @@ public enum OptionTable {
                      // Names and permissions only: a reload report must not show hashes.
                      show: { $0.access.tokens.isEmpty ? "" : "\($0.access.tokens.map(\.name).joined(separator: ",")) (\($0.access.tokens.count) configured)" },
                      keep: { c, old in c.access = old.access }),
+        ConfigOption(key: "jwt-key", value: "ALG:PATH[:kid=ID]", help: "a key JWTs are verified with (repeatable): HS256/384/512 and a secret file of at least 32 bytes, RS256/384/512, PS256/384/512, ES256/384/512 or EdDSA and a PEM public key, or jwks:PATH (a JWK Set; every key names its alg and kid); files are re-read on SIGHUP",
+                     live: true, fromEnvironment: false,
+                     apply: { c, v in
+                         switch JWTKeySpec.parse(v) {
+                         case .failure(let e): return e.description
+                         case .success(let spec): c.jwtKeys.append(spec); return nil
+                         }
+                     },
+                     show: { $0.jwtKeys.map(\.description).joined(separator: ",") },
+                     keep: { c, old in c.jwtKeys = old.jwtKeys }),
+        .string("jwt-issuer", "ISS", "when set, a JWT's iss claim must be this", live: true, \.jwtIssuer),
+        .string("jwt-audience", "AUD", "when set, a JWT's aud claim must hold this", live: true, \.jwtAudience),
+        .int("jwt-leeway", "SECONDS", "clock skew allowed on a JWT's exp, nbf and iat", live: true, 0...3600, \.jwtLeeway),
+        .int("jwt-refresh-before", "SECONDS", "seconds before a JWT's exp when the connection is told authExpiring (send a new token with auth)", live: true, 1...86_400, \.jwtRefreshBefore),
         .bool("allow-anonymous", "allow listening beyond loopback without tokens", live: true, \.allowAnonymous),
         ConfigOption(key: "allow-origin", value: "ORIGIN", help: "another origin whose pages may connect (repeatable, or comma list)", live: true,
                      apply: { c, v in

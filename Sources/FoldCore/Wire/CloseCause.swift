@@ -10,6 +10,10 @@ public enum CloseCause: String, Sendable, CaseIterable {
     case shutdown
     /// 1008: no valid token within `auth-timeout`.
     case authTimeout = "auth-timeout"
+    /// 1008: a JWT's `exp` (plus the leeway) passed without a fresh token.
+    case tokenExpired = "token-expired"
+    /// 1008: a fresh token named another subject.
+    case tokenRefused = "token-refused"
     /// 1008: the peer stopped answering pings (nothing heard for twice `ping-interval`).
     case pingTimeout = "ping-timeout"
     /// 1008: a connection that stopped reading, and stayed stalled after its resync.

@@ -21,10 +21,11 @@ extension DaemonConfig {
         return t
     }
 
-    /// The part the hub decides with.
-    var hub: HubSettings {
+    /// The part the hub decides with; `jwt` is what `JWTKeyFiles` read.
+    func hub(jwt: JWTSettings?) -> HubSettings {
         var h = HubSettings()
         h.access = access
+        h.jwt = jwt
         h.limits = limits
         h.logLevel = logLevel
         h.storeName = storeName

@@ -31,7 +31,7 @@ extension HubDriver: WebServerDelegate {
             switch event {
             case .commit(let outcome): feed(.committed(outcome))
             case .stop: feed(.stop)
-            case .reload(let fresh): reload(fresh)
+            case .reload(let fresh, let jwt): reload(fresh, jwt: jwt)
             case .reloadRefused(let why): refuseReload(why)
             case .remote(let update): feed(.remote(update))
             case .history(let id, let result): feed(.historyRead(id: id, result))

@@ -8,10 +8,10 @@ extension HubDriver {
     /// their new values (the hub's settings, the transport's limits, the web
     /// root, the certificate), the others wait for a restart; the log says
     /// which is which.
-    func reload(_ fresh: DaemonConfig) {
+    func reload(_ fresh: DaemonConfig, jwt: JWTSettings?) {
         let plan = ReloadPlan(from: config, to: fresh)
         config = plan.applied
-        feed(.reload(plan.applied.hub))
+        feed(.reload(plan.applied.hub(jwt: jwt)))
         let logger = hub.logger
         var changed = plan.changed
         server.config.maxMessageBytes = plan.applied.maxMessageBytes
@@ -20,6 +20,7 @@ extension HubDriver {
         do {
             try server.reloadCertificates()
             if plan.applied.tls { changed.append("certificate re-read") }
+        if let jwt { changed.append("JWT keys re-read (\(jwt.verifier.summary))") }
         } catch {
             logger.error("TLS certificate not reloaded, the old one stays: \(error.description)")
         }

@@ -7,8 +7,8 @@ import FoldMailbox
 enum HubEvent: Sendable {
     case commit(CommitOutcome)
     case stop
-    /// SIGHUP: a configuration that parsed and validated.
-    case reload(DaemonConfig)
+    /// SIGHUP: a configuration that parsed and validated, with its JWT keys read.
+    case reload(DaemonConfig, JWTSettings?)
     case reloadRefused(String)
     /// What other daemons committed to a shared store (the follower thread).
     case remote(RemoteUpdate)

@@ -35,7 +35,11 @@ public enum Daemon {
         case .migrateStore(let from, let to, let overwrite):
             return StoreMigration.run(from: from, to: to, overwrite: overwrite)
         case .checkConfig(let sources):
-            let (_, problems) = sources.resolve()
+            let (checked, resolved) = sources.resolve()
+            var problems = resolved.map(\.description)
+            if resolved.isEmpty {
+                do throws(ConfigError) { _ = try JWTKeyFiles.load(checked) } catch { problems.append(error.description) }
+            }
             for p in problems { FileHandle.standardError.write(Data("foldsyncd: \(p)\n".utf8)) }
             if problems.isEmpty { print("configuration ok\(sources.file.map { " (\($0))" } ?? "")") }
             return problems.isEmpty ? 0 : 2
@@ -49,6 +53,13 @@ public enum Daemon {
     static func run(_ config: DaemonConfig, sources: ConfigSources) -> Int32 {
         let logger = Logger(level: config.logLevel, label: "foldsyncd", leveledSink: LogSink.make(environment: sources.environment))
         let notifier = Notifier(environment: sources.environment)
+        let jwt: JWTSettings?
+        do throws(ConfigError) {
+            jwt = try JWTKeyFiles.load(config)
+        } catch {
+            logger.error("\(error.description)")
+            return 2
+        }
         let store: any BoardStore & Sendable
         let loaded: [LoadedBoard]
         do throws(StoreOpener.Failure) {
@@ -97,7 +108,7 @@ public enum Daemon {
                 finished.signal()
                 return
             }
-            let hub = Hub(settings: config.hub, logger: logger, digest: OpenSSLDigest(), boards: loaded.map { $0.state(history: config.historyPerBoard) },
+            let hub = Hub(settings: config.hub(jwt: jwt), logger: logger, digest: OpenSSLDigest(), boards: loaded.map { $0.state(history: config.historyPerBoard) },
                           watchdogEvery: notifier.watchdogIntervalUs.map { Double($0) / 1e6 },
                           statusEvery: notifier.socketPath == nil ? nil : 5)
             let driver = HubDriver(hub: hub, config: config, server: server, notifier: notifier)
@@ -162,10 +173,11 @@ public enum Daemon {
             do { try notifier.send("RELOADING=1") } catch { logger.debug("sd_notify RELOADING: \(error)") }
             logger.info("SIGHUP: re-reading the configuration")
             let (fresh, problems) = sources.resolve()
-            if problems.isEmpty {
-                mailbox.post(.reload(fresh))
-            } else {
-                mailbox.post(.reloadRefused(problems.map(\.description).joined(separator: "; ")))
+            guard problems.isEmpty else { return mailbox.post(.reloadRefused(problems.map(\.description).joined(separator: "; "))) }
+            do throws(ConfigError) {
+                mailbox.post(.reload(fresh, try JWTKeyFiles.load(fresh)))
+            } catch {
+                mailbox.post(.reloadRefused(error.description))
             }
         }
         hup.resume()

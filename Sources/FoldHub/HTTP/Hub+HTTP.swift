@@ -27,12 +27,12 @@ extension Hub {
             if !settings.metricsPublic, let denial = httpDenial(r, [], board: nil) { return respond(denial) }
             emit(.serveMetrics(exchange: r.id))
         case ("GET", "api/boards"):
-            let glob: String
+            let who: Identity?
             switch httpAccess(r, .read, board: nil) {
             case .denied(let denial): return respond(denial)
-            case .allowed(let token): glob = token?.boards ?? "*"
+            case .allowed(let identity): who = identity
             }
-            let list = boards.values.filter { $0.committed != nil && Glob.matches(glob, $0.name) }.sorted { $0.name < $1.name }.map { b in
+            let list = boards.values.filter { $0.committed != nil && (who?.allows(.read, board: $0.name) ?? true) }.sorted { $0.name < $1.name }.map { b in
                 HTTPBody.Listing(board: b.name, epoch: b.epoch, rev: b.rev)
             }
             respond(.json(HTTPBody.boardList(list)))
@@ -43,7 +43,7 @@ extension Hub {
         case ("PUT", "api/boards/*"):
             switch httpAccess(r, .admin, board: name) {
             case .denied(let denial): return respond(denial)
-            case .allowed(let token): putBoard(name, r, actor: Author(token: token, session: "http"))
+            case .allowed(let who): putBoard(name, r, actor: Author(identity: who, session: "http"))
             }
         case ("DELETE", "api/boards/*"):
             if let denial = httpDenial(r, .admin, board: name) { return respond(denial) }
@@ -91,7 +91,7 @@ extension Hub {
         case .success(let request):
             switch httpAccess(r, Permission.required(for: request.action), board: name) {
             case .denied(let denial): emit(.respond(exchange: r.id, denial))
-            case .allowed(let token): perform(request, reply: .httpRev(exchange: r.id), by: nil, actor: Author(token: token, session: "http"))
+            case .allowed(let who): perform(request, reply: .httpRev(exchange: r.id), by: nil, actor: Author(identity: who, session: "http"))
             }
         }
     }

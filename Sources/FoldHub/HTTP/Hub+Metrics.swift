@@ -45,6 +45,9 @@ extension Hub {
         labelled("foldsync_limit_hits_total", "Messages refused by a per-connection limit, by limit.", "limit", sorted(m.limitHits))
         metric("foldsync_auth_failures_total", "counter", "Tokens presented that matched none.", m.authFailures)
         metric("foldsync_auth_timeouts_total", "counter", "Connections closed for not authenticating in time.", m.authTimeouts)
+        labelled("foldsync_jwt_refusals_total", "JWTs refused, by the check that failed.", "check",
+                 JWTRefusal.Check.allCases.filter { $0 != .keyConfiguration }.map { ($0.rawValue, m.jwtRefusals[$0.rawValue, default: 0]) })
+        metric("foldsync_token_expiries_total", "counter", "Connections closed because their JWT expired.", m.tokenExpiries)
         labelled("foldsync_upgrades_refused_total", "WebSocket upgrades refused, by reason.", "reason", sorted(m.upgradesRefused))
         metric("foldsync_store_reconnects_total", "counter", "Connections to the store made again after one broke.", store.reconnects)
         metric("foldsync_catchup_lag_revs", "gauge", "Revs the shared store's log holds that this node has not applied yet, over all boards.", catchUpLag(store.heads))

@@ -16,6 +16,10 @@ public struct Metrics: Sendable {
     public var upgradesRefused: [String: Int] = [:]
     public var limitHits: [String: Int] = [:]
     public var authFailures = 0
+    /// JWTs refused, by the check that failed (`JWTRefusal.Check`).
+    public var jwtRefusals: [String: Int] = [:]
+    /// Connections closed because their JWT expired.
+    public var tokenExpiries = 0
     public var authTimeouts = 0
     /// Commit latency histogram: upper bounds in seconds, and counts per bucket.
     static let bounds: [Double] = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5]

@@ -2,16 +2,16 @@ import FoldCore
 
 /// Who asked for a change, as the history names them.
 struct Author {
-    /// The token's name, or `anonymous` when no tokens are configured.
+    /// The token's name or the JWT's `sub`, or `anonymous` when no tokens are configured.
     var name: String
     /// The WebSocket session (`c12`), or `http`.
     var session: String
-    /// The token proved, for a revert's second permission check.
-    var token: AccessToken?
+    /// Who proved what, for a revert's second permission check.
+    var identity: Identity?
 
-    init(token: AccessToken?, session: String) {
-        self.name = token?.name ?? "anonymous"
+    init(identity: Identity?, session: String) {
+        self.name = identity?.name ?? "anonymous"
         self.session = session
-        self.token = token
+        self.identity = identity
     }
 }

@@ -37,8 +37,8 @@ extension Hub {
         }
         let undone = Self.undoneKind(record.action)
         let needed = undone?.permission ?? .admin
-        if !settings.access.isAnonymous && !(actor.token?.allows(needed, board: name) ?? false) {
-            let who = actor.token.map { "token '\($0.name)'" } ?? "this connection (no valid token)"
+        if !settings.isOpen && !(actor.identity?.allows(needed, board: name) ?? false) {
+            let who = actor.identity.map(\.describedAsActor) ?? "this connection (no valid token)"
             return refuse(.forbidden, "\(who) may not revert change \(rev) on '\(name)': it was a '\(undone?.rawValue ?? "?")', which needs \(Permission.names.first { $0.1 == needed }?.0 ?? "admin")")
         }
         if let fault = pipeline.fault {

@@ -2,6 +2,10 @@
 enum Deadline: Hashable {
     /// A connection that must still present a token.
     case auth(UInt64)
+    /// A JWT's `exp` comes near: send `authExpiring`.
+    case authExpiring(UInt64)
+    /// A JWT's `exp` plus the leeway passed: close.
+    case tokenExpiry(UInt64)
     /// A resynchronised connection that has not read since.
     case stall(UInt64)
     /// A board whose viewer count changed.

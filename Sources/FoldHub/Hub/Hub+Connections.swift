@@ -21,11 +21,17 @@ extension Hub {
             metrics.upgradesRefused["max-connections-per-ip", default: 0] += 1
             return .refusal(status: 503, code: "unavailable", "this address holds its maximum of \(settings.maxConnectionsPerIP) connections")
         }
-        if !settings.access.isAnonymous, let header = headers["authorization"],
-           Self.bearer(header).flatMap({ settings.access.authenticate($0, digest: digest) }) == nil {
-            metrics.upgradesRefused["token", default: 0] += 1
-            metrics.authFailures += 1
-            return Self.unauthorized
+        if !settings.isOpen, let header = headers["authorization"] {
+            switch Self.bearer(header).map(prove) {
+            case .proved?: break
+            case .refused(let r)?:
+                metrics.upgradesRefused["token", default: 0] += 1
+                return Self.unauthorized(r)
+            case .unknown?, nil:
+                if Self.bearer(header) == nil { metrics.authFailures += 1 }
+                metrics.upgradesRefused["token", default: 0] += 1
+                return Self.unauthorized
+            }
         }
         return nil
     }

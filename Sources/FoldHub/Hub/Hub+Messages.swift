@@ -33,7 +33,7 @@ extension Hub {
                 return forbid(s, request.action.name, board: request.board, id: request.id)
             }
             perform(request, reply: .socket(connection: s.id, id: request.id, board: request.board), by: s.name,
-                    actor: Author(token: s.token, session: s.name))
+                    actor: Author(identity: s.identity, session: s.name))
         case .success(.view(let following)):
             setFollowing(following, for: s)
         case .success(.auth(let secret)):
@@ -43,7 +43,7 @@ extension Hub {
     }
 
     func forbid(_ s: Session, _ what: String, board: String, id: String?) {
-        let who = s.token.map { "token '\($0.name)'" } ?? "this connection (no valid token)"
+        let who = s.identity.map(\.describedAsActor) ?? "this connection (no valid token)"
         refuse(s, WireError(.forbidden, "\(who) may not \(what) on '\(board)'", id: id, board: board))
     }
 

@@ -4,6 +4,8 @@ extension Hub {
         for d in deadlines.expire(at: now) {
             switch d {
             case .auth(let id): authExpired(id)
+            case .authExpiring(let id): tokenExpiring(id)
+            case .tokenExpiry(let id): tokenExpired(id)
             case .stall(let id): stallExpired(id)
             case .presence(let board): presenceDue(board)
             case .probe: emit(.probe)

@@ -8,6 +8,8 @@ import FoldCore
 public struct HubSettings: Sendable, Equatable {
     /// Configured tokens; none means everyone may do everything.
     public var access = AccessPolicy()
+    /// JWT sign-in beside the static tokens; nil when no `jwt-key` is configured.
+    public var jwt: JWTSettings?
     public var limits = Limits()
     public var logLevel: LogLevel = .info
     /// The store as `systemctl status` shows it (never a password).
@@ -47,6 +49,9 @@ public struct HubSettings: Sendable, Equatable {
     public var maxSubscriptions = 100
 
     public init() {}
+
+    /// Neither static tokens nor JWT keys: everyone may do everything.
+    public var isOpen: Bool { access.isAnonymous && jwt == nil }
 
     /// `historyDays` in milliseconds.
     public var historyKeepMs: Int { Int(historyDays * 86_400_000) }

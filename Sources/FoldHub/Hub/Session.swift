@@ -7,8 +7,10 @@ final class Session {
     let id: UInt64
     /// `by` in patches, `session` in hello.
     let name: String
-    /// The token this connection proved, when tokens are configured.
-    var token: AccessToken?
+    /// Who this connection proved to be, when tokens or JWT keys are configured.
+    var identity: Identity?
+    /// A JWT's `exp` on the hub's clock; nil for a static token.
+    var expiresAt: Instant?
     /// The rate limiter's bucket (see `Hub.takeToken`).
     var bucket: Double
     var bucketUpdated: Instant
