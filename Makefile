@@ -18,7 +18,7 @@ PACKAGE_TOOLS = debhelper dpkg-dev lintian debootstrap binutils curl python3 uti
 LISTEN ?= 127.0.0.1:7681
 DB ?= ./foldsync.db
 
-.PHONY: deps test-deps package-deps build release static deb package-test run test fuzz sanitize-core bench-core web-test web-unit strict-client-test bench-smoke cluster-viewers-test clean install uninstall
+.PHONY: jwt-venv deps test-deps package-deps build release static deb package-test run test fuzz sanitize-core bench-core web-test web-unit strict-client-test bench-smoke cluster-viewers-test clean install uninstall
 
 # Installs the C libraries (Debian packages) when any is missing.
 deps:
@@ -63,7 +63,7 @@ run: release
 
 # Unit tests of the core and live tests against the real daemon, then the
 # dashboard in a real browser.
-test: test-deps
+test: test-deps jwt-venv
 	$(SWIFT) build --build-tests
 	# At most 8 tests at once: on 2 cores, dozens of live daemons at a time made timing-bound checks flaky.
 	$(SWIFT) test --skip-build --experimental-maximum-parallelization-width 8
@@ -74,6 +74,13 @@ test: test-deps
 	$(MAKE) strict-client-test
 	$(MAKE) web-test
 	$(MAKE) package-test
+
+# PyJWT and cryptography, for the live JWT tests' tokens (Tests/jwt/mint.py):
+# an implementation that is not ours signs what the daemon verifies.
+JWT_VENV = .build/jwt-venv
+jwt-venv:
+	@$(JWT_VENV)/bin/python -c 'import jwt, cryptography' 2>/dev/null || { \
+	  python3 -m venv $(JWT_VENV) && $(JWT_VENV)/bin/pip install --quiet pyjwt cryptography; }
 
 # The pure targets' unit tests (FoldCore, FoldHub: parsers, patches, the hub's
 # decisions over unsafe buffers) built and run under AddressSanitizer, in a

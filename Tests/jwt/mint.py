@@ -3,13 +3,17 @@ not ours: PyJWT and cryptography (from PyPI, in the test virtualenv that
 .ci/run makes). Commands (results on stdout):
 
   keys DIR                 writes every key pair the tests use into DIR
-  sign SPEC_JSON           prints a token; SPEC is {"alg", "key" (a file:
+  sign SPEC_JSON           prints a token (a list of SPECs: one per line); SPEC is {"alg", "key" (a file:
                            secret bytes or a PEM private key), "claims",
                            "headers"?, "raw_claims"? (the payload text,
                            instead of claims, for malformed claims),
-                           "der_signature"? (ECDSA: send the DER form)}
+                           "der_signature"? (ECDSA: send the DER form),
+                           "any_key"? (HS: sign with the file's bytes
+                           whatever they are)}
 """
 import base64
+import hashlib
+import hmac
 import json
 import os
 import sys
@@ -56,7 +60,7 @@ def sign(spec: dict) -> str:
     alg = spec["alg"]
     key = load_key(spec["key"], alg)
     headers = spec.get("headers") or {}
-    if "raw_claims" not in spec and not spec.get("der_signature"):
+    if "raw_claims" not in spec and not spec.get("der_signature") and not spec.get("any_key"):
         return jwt.encode(spec["claims"], key, algorithm=alg, headers=headers)
     # Hand-made: a payload PyJWT would not write (duplicate keys, a string
     # exp) or a DER ECDSA signature; signed with cryptography directly.
@@ -64,7 +68,12 @@ def sign(spec: dict) -> str:
     payload = spec["raw_claims"] if "raw_claims" in spec else json.dumps(spec["claims"])
     signing_input = (b64(json.dumps(header).encode()) + "." + b64(payload.encode())).encode()
     algorithm = jwt.get_algorithm_by_name(alg)
-    if spec.get("der_signature"):
+    if alg.startswith("HS"):
+        # Any bytes as the secret, a PEM public key too (the HS/RS confusion
+        # attack), which PyJWT rightly refuses to sign with.
+        digest = {"HS256": hashlib.sha256, "HS384": hashlib.sha384, "HS512": hashlib.sha512}[alg]
+        signature = hmac.new(key, signing_input, digest).digest()
+    elif spec.get("der_signature"):
         digest = {"ES256": hashes.SHA256(), "ES384": hashes.SHA384()}[alg]
         signature = key.sign(signing_input, ec.ECDSA(digest))
     else:
@@ -76,7 +85,9 @@ def main() -> None:
     if len(sys.argv) == 3 and sys.argv[1] == "keys":
         keys(sys.argv[2])
     elif len(sys.argv) == 3 and sys.argv[1] == "sign":
-        print(sign(json.loads(sys.argv[2])))
+        spec = json.loads(sys.argv[2])
+        for one in spec if isinstance(spec, list) else [spec]:
+            print(sign(one))
     else:
         sys.exit(__doc__)
 

@@ -32,14 +32,16 @@ extension Hub {
         return parts[1].trimmingBlanks
     }
 
-    /// A JWT when keys are configured and the secret has a JWT's shape (a
-    /// static secret never has: it would need two dots), else a static
-    /// token. Failures are counted here, once per credential presented.
+    /// A JWT when keys are configured and the secret has a JWT's shape,
+    /// else a static token. A static secret that happens to look like a JWT
+    /// still matches its token. Failures are counted here, once per
+    /// credential presented.
     func prove(_ secret: String) -> Proof {
         if let jwt = settings.jwt, CompactJWS.looksLikeJWT(secret) {
             switch jwt.verifier.verify(secret) {
             case .success(let v): return .proved(Identity(claims: v.claims), secondsLeft: v.secondsLeft)
             case .failure(let refusal):
+                if let token = settings.access.authenticate(secret, digest: digest) { return .proved(Identity(token: token), secondsLeft: nil) }
                 metrics.authFailures += 1
                 metrics.jwtRefusals[refusal.check.rawValue, default: 0] += 1
                 return .refused(refusal)

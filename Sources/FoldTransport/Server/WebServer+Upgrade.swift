@@ -7,6 +7,12 @@ extension WebServer {
     /// Decides an upgrade while the request headers are still there. A
     /// refusal is a real HTTP answer (401, 403, 404, 503) with the HTTP API's
     /// JSON error body, rather than a hang-up, so browsers and scripts see why.
+    /// lws 4.1.6 copies the subprotocol list into a 128-byte buffer and drops
+    /// the connection without an answer when it is longer
+    /// (`lws_process_ws_upgrade`), which a `token.` offer carrying a JWT
+    /// usually is: refused here first, with an answer that says why.
+    static let maxProtocolOffer = 127
+
     func confirmUpgrade(_ wsi: OpaquePointer) -> CallbackResult {
         let path = Headers.read(wsi, WSI_TOKEN_GET_URI) ?? ""
         let refusal: HTTPResponse?
@@ -17,6 +23,8 @@ extension WebServer {
             refusal = Self.errorResponse(503, "unavailable", "the daemon is at its descriptor limit; try again later")
         } else if path != "/ws" {
             refusal = Self.errorResponse(404, "not_found", "WebSocket connections are served at /ws")
+        } else if let offer = Headers.read(wsi, WSI_TOKEN_PROTOCOL), offer.utf8.count > Self.maxProtocolOffer {
+            refusal = Self.errorResponse(400, "bad_request", "the Sec-WebSocket-Protocol header is \(offer.utf8.count) bytes, over the \(Self.maxProtocolOffer) this daemon can read: present a long token (a JWT) with Authorization: Bearer or an auth message instead")
         } else {
             var headers = Headers.all(wsi)
             headers["query"] = Headers.query(wsi)

@@ -16,12 +16,13 @@ public struct CompactJWS: Sendable {
     public let signingInput: [UInt8]
     public let signature: [UInt8]
 
-    /// Whether `text` has the shape of a JWT (three base64url parts), so a
-    /// static token is never mistaken for one.
+    /// Whether `text` has the shape of a JWT: three parts, a header and
+    /// claims in base64url. The signature's form is left to `init`, so a
+    /// padded or mangled one is refused as a JWT (and counted as one).
     public static func looksLikeJWT<S: StringProtocol>(_ text: S) -> Bool {
-        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+        let parts = text.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
         return parts.count == 3 && parts[0].count > 0 && parts[1].count > 0
-            && text.utf8.allSatisfy { $0 == UInt8(ascii: ".") || Base64URL.isAlphabet($0) }
+            && parts[0].allSatisfy(Base64URL.isAlphabet) && parts[1].allSatisfy(Base64URL.isAlphabet)
     }
 
     public init(_ token: String) throws(JWTRefusal) {
