@@ -9,7 +9,8 @@ not ours: PyJWT and cryptography (from PyPI, in the test virtualenv that
                            instead of claims, for malformed claims),
                            "der_signature"? (ECDSA: send the DER form),
                            "any_key"? (HS: sign with the file's bytes
-                           whatever they are)}
+                           whatever they are), "life"? (exp is now plus
+                           this many seconds)}
 """
 import base64
 import hashlib
@@ -17,6 +18,7 @@ import hmac
 import json
 import os
 import sys
+import time
 
 import jwt
 from cryptography.hazmat.primitives import hashes, serialization
@@ -58,6 +60,8 @@ def load_key(path: str, alg: str):
 
 def sign(spec: dict) -> str:
     alg = spec["alg"]
+    if "life" in spec:
+        spec["claims"]["exp"] = int(time.time() + spec["life"])
     key = load_key(spec["key"], alg)
     headers = spec.get("headers") or {}
     if "raw_claims" not in spec and not spec.get("der_signature") and not spec.get("any_key"):

@@ -11,7 +11,7 @@ public enum Arguments {
         }
     }
 
-    static let valued: Set<String> = ["--url", "--board", "--token", "--timeout", "--items", "--at", "--id", "--since", "--before", "--limit"]
+    static let valued: Set<String> = ["--url", "--board", "--token", "--token-command", "--timeout", "--items", "--at", "--id", "--since", "--before", "--limit"]
     static let flags: Set<String> = ["--json", "--insecure", "--help", "-h"]
 
     static func parseThrowing(_ args: [String], environment: [String: String]) throws(UsageError) -> Invocation {
@@ -20,6 +20,7 @@ public enum Arguments {
             options.urls = try urlList([list], from: "FOLDSYNC_URL")
         }
         if let token = environment["FOLDSYNC_TOKEN"], !token.isEmpty { options.token = token }
+        if let command = environment["FOLDSYNC_TOKEN_COMMAND"], !command.isEmpty { options.tokenCommand = command }
         if args == ["--version"] { return Invocation(command: .text("foldsync \(DaemonVersion.string)\n"), options: options) }
         if args == ["--man"] { return Invocation(command: .text(CommandTable.manPage.roff), options: options) }
         var values: [String: String] = [:]
@@ -67,6 +68,12 @@ public enum Arguments {
         if !urls.isEmpty { options.urls = try urlList(urls, from: "--url") }
         if let board = values["--board"] { options.board = board }
         if let token = values["--token"] { options.token = token }
+        if let command = values["--token-command"] { options.tokenCommand = command }
+        if values["--token"] != nil && values["--token-command"] != nil {
+            throw UsageError("--token and --token-command are two ways to give one token: use one")
+        }
+        // A command given anywhere wins over a fixed token from the environment.
+        if options.tokenCommand != nil && values["--token"] == nil { options.token = nil }
         if let t = values["--timeout"] {
             guard let s = Double(t), s > 0, s <= 3600 else { throw UsageError("--timeout needs a number of seconds (0-3600)") }
             options.timeout = s

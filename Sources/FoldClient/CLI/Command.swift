@@ -50,6 +50,8 @@ public struct ClientOptions: Sendable, Equatable {
     public var board = "default"
     /// Sent as `Authorization: Bearer TOKEN` on the upgrade (`--token`, `$FOLDSYNC_TOKEN`).
     public var token: String?
+    /// Run for a token before each connection and on `authExpiring` (`--token-command`, `$FOLDSYNC_TOKEN_COMMAND`).
+    public var tokenCommand: String?
     /// Machine output (`--json`).
     public var json = false
     /// Seconds a command waits for the daemon (`--timeout`).

@@ -32,6 +32,7 @@ extension CommandTable {
                 ("Environment", [.entries([
                     ManPage.Entry("FOLDSYNC_URL", "", "the daemon's WebSocket URL, or a comma list of them, when --url is not given"),
                     ManPage.Entry("FOLDSYNC_TOKEN", "", "the bearer token when --token is not given"),
+                    ManPage.Entry("FOLDSYNC_TOKEN_COMMAND", "", "the token command when --token-command is not given"),
                 ])]),
                 ("Exit status", [.paragraph("0 done, 1 refused by the daemon or no connection (one line on standard error), 2 bad usage.")]),
                 ("See also", [.paragraph("foldsyncd(8); /usr/share/doc/foldsync/README.md")]),

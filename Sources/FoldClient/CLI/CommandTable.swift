@@ -47,6 +47,7 @@ public enum CommandTable {
         ("--url URL", "daemon WebSocket URL (default ws://127.0.0.1:7681/ws, or $FOLDSYNC_URL); several (repeat it, or a comma list): on failure the next is tried"),
         ("--board NAME", "board to use (default: default)"),
         ("--token SECRET", "bearer token for the upgrade (or $FOLDSYNC_TOKEN)"),
+        ("--token-command CMD", "run CMD (sh -c) for a token before each connection and when the daemon says it expires, and send the new one in band (or $FOLDSYNC_TOKEN_COMMAND)"),
         ("--json", "machine-readable output"),
         ("--timeout SECONDS", "how long to wait for the daemon (default 10)"),
         ("--insecure", "accept self-signed certificates on wss://"),

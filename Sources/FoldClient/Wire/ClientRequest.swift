@@ -15,6 +15,14 @@ public enum ClientRequest {
     }
 
     /// An extension: whether this connection follows the board or browses.
+    /// A token presented in band: the first, or a fresh one after `authExpiring`.
+    public static func auth(token: String) -> [UInt8] {
+        var o = JSONObject()
+        o["type"] = .string("auth")
+        o["token"] = .string(token)
+        return JSON.object(o).encoded()
+    }
+
     public static func view(following: Bool) -> [UInt8] {
         JSON.object(["type": .string("view"), "following": .bool(following)]).encoded()
     }

@@ -11,6 +11,8 @@ public enum ServerEvent: Sendable, Equatable {
     /// `following` is nil from a daemon that does not send it (counts everyone).
     case presence(board: String, viewers: Int, following: Int?)
     case deleted(board: String)
+    /// The connection's JWT expires in `seconds`: send a fresh one with `auth` (an extension).
+    case authExpiring(seconds: Int)
     case other(type: String)
 
     /// Nil when the text is not a JSON object with a string `type`, or a
@@ -47,6 +49,8 @@ public enum ServerEvent: Sendable, Equatable {
         case "deleted":
             guard let board else { return nil }
             return .deleted(board: board)
+        case "authExpiring":
+            return .authExpiring(seconds: json["in"]?.intValue ?? 0)
         default:
             return .other(type: type)
         }
@@ -57,7 +61,7 @@ public enum ServerEvent: Sendable, Equatable {
         switch self {
         case .snapshot(let b, _, _), .patch(let b, _, _, _), .presence(let b, _, _), .deleted(let b): return b
         case .ack(_, let b, _), .error(_, _, _, let b): return b
-        case .hello, .other: return nil
+        case .hello, .other, .authExpiring: return nil
         }
     }
 }

@@ -10,6 +10,12 @@ protocol SessionHandler: AnyObject {
     func sessionClosed(_ reason: ClientCloseReason)
     func sessionFetched(_ id: UInt64, _ result: Result<HTTPReply, TransportError>)
     func sessionInbox(_ event: AppEvent)
+    /// `--token-command` failed; the connection goes on with the token it has until the daemon refuses it.
+    func sessionTokenFailed(_ why: String)
+}
+
+extension SessionHandler {
+    func sessionTokenFailed(_ why: String) { Output.fail(why) }
 }
 
 /// One daemon connection at a time (a reconnect makes a new socket) and the
@@ -60,11 +66,29 @@ final class Session: WebClientDelegate {
         return true
     }
 
+    /// The token in use: `--token`'s, or the last one `--token-command` printed.
+    private(set) var token: String?
+
     var authHeaders: [(String, String)] {
-        options.token.map { [("Authorization", "Bearer \($0)")] } ?? []
+        token.map { [("Authorization", "Bearer \($0)")] } ?? []
+    }
+
+    /// Asks `--token-command` for a token; false (and says why) when it fails.
+    @discardableResult
+    func refreshToken() -> Bool {
+        guard let command = options.tokenCommand else { return true }
+        switch TokenCommand.run(command) {
+        case .success(let fresh):
+            token = fresh
+            return true
+        case .failure(let why):
+            handler?.sessionTokenFailed(why.description)
+            return false
+        }
     }
 
     func connect() {
+        if options.tokenCommand != nil { refreshToken() } else { token = options.token }
         socket = client.connect(endpoint, subprotocols: [Subprotocol.plain], headers: authHeaders)
     }
 
@@ -129,6 +153,9 @@ final class Session: WebClientDelegate {
 
     func received(_ s: ClientSocket, _ message: [UInt8]) {
         guard s === socket, let event = ServerEvent.decode(message) else { return }
+        if case .authExpiring = event, options.tokenCommand != nil, refreshToken(), let token {
+            s.send(ClientRequest.auth(token: token))
+        }
         let outcome = mirror.apply(event)
         if case .outOfStep = outcome { subscribe(resume: false) }
         handler?.sessionReceived(event, raw: message, outcome: outcome)

@@ -187,6 +187,12 @@ final class LiveView: SessionHandler {
         redraw()
     }
 
+    /// On the screen, not stderr: the terminal is the view's.
+    func sessionTokenFailed(_ why: String) {
+        model.show(why, now: Self.now())
+        redraw()
+    }
+
     func sessionInbox(_ event: AppEvent) {
         switch event {
         case .input(let bytes):
