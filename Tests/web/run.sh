@@ -18,9 +18,9 @@ for bin in /usr/bin/chromium /usr/bin/chromedriver; do
 done
 
 VENV=$ROOT/.build/web-venv
-if [ ! -x "$VENV/bin/python" ] || ! "$VENV/bin/python" -c "import selenium" 2>/dev/null; then
+if [ ! -x "$VENV/bin/python" ] || ! "$VENV/bin/python" -c "import selenium, jwt" 2>/dev/null; then
   python3 -m venv "$VENV"
-  "$VENV/bin/pip" install --quiet --disable-pip-version-check "selenium>=4.20,<5"
+  "$VENV/bin/pip" install --quiet --disable-pip-version-check "selenium>=4.20,<5" "pyjwt>=2.8,<3"
 fi
 export SE_OFFLINE=true SE_AVOID_STATS=true   # never let Selenium Manager reach the network
 
@@ -87,7 +87,7 @@ echo "web tests: foldsyncd on 127.0.0.1:$FOLDSYNC_WEB_PORT; with tokens on 127.0
 
 mkdir -p .build/web-artifacts
 status=0
-[ $# -gt 0 ] || set -- test_dashboard test_tokens test_large_board test_history test_focus
+[ $# -gt 0 ] || set -- test_dashboard test_tokens test_jwt test_large_board test_history test_focus
 (cd Tests/web && "$VENV/bin/python" -m unittest -v "$@") || status=$?
 if [ $status -ne 0 ]; then
   echo "web tests: FAILED; daemon logs follow" >&2

@@ -9,14 +9,18 @@
 //              'signed-out'  refused for want of a (valid) token: wait for
 //                            the user instead of reconnecting
 //   hasToken   a token is kept in this tab
-//   identity   { name, permissions, boards } from `authenticated`, or null
+//   identity   { name, permissions, boards, grants, expires } from
+//              `authenticated`, or null (grants and expires: a JWT's)
 //   granted    the permissions in force now (permissions.js reads them)
+//   expiring   the daemon said `authExpiring`: a new token goes in band
+//   expired    the connection was closed because its token expired: the
+//              board stays shown, and a new token resumes it
 
 import { ALL, identityFrom } from './permissions.js';
 
 export function initialAuth(hasToken) {
   // A kept token may be refused: show nothing that might be, until the daemon says.
-  return Object.freeze({ phase: 'unknown', hasToken, identity: null, granted: hasToken ? [] : ALL });
+  return Object.freeze({ phase: 'unknown', hasToken, identity: null, granted: hasToken ? [] : ALL, expiring: false, expired: false });
 }
 
 // Events:
@@ -28,6 +32,8 @@ export function initialAuth(hasToken) {
 //                                            (the list page's HTTP answer or probe)
 //   { type: 'refused' }                      a 1008 close, 401 or `forbidden` without a valid token
 //   { type: 'token', hasToken }              the user set or forgot the token
+//   { type: 'expiring' }                     `authExpiring`: the token ends soon
+//   { type: 'expired' }                      closed with 1008 "token expired"
 // Returns the same object when nothing changed, so callers can skip redrawing.
 export function nextAuth(auth, event) {
   const to = (fields) => Object.freeze({ ...auth, ...fields });
@@ -36,7 +42,7 @@ export function nextAuth(auth, event) {
       return auth.phase === 'unknown' || auth.phase === 'signed-out' ? auth : to({ phase: 'unknown' });
     case 'authenticated': {
       const identity = identityFrom(event);
-      return to({ phase: 'signed-in', identity, granted: identity.permissions });
+      return to({ phase: 'signed-in', identity, granted: identity.permissions, expiring: false, expired: false });
     }
     case 'data':
       return auth.phase === 'unknown' ? to({ phase: 'open', identity: null, granted: ALL }) : auth;
@@ -45,7 +51,11 @@ export function nextAuth(auth, event) {
     case 'refused':
       return auth.phase === 'signed-out' ? auth : to({ phase: 'signed-out', identity: null, granted: [] });
     case 'token':
-      return to({ phase: 'unknown', hasToken: Boolean(event.hasToken), identity: null, granted: [] });
+      return to({ phase: 'unknown', hasToken: Boolean(event.hasToken), identity: null, granted: [], expiring: false, expired: false });
+    case 'expiring':
+      return auth.phase === 'signed-in' && !auth.expiring ? to({ expiring: true }) : auth;
+    case 'expired':
+      return to({ phase: 'signed-out', identity: null, granted: [], expiring: false, expired: true });
     default:
       return auth;
   }
@@ -53,9 +63,11 @@ export function nextAuth(auth, event) {
 
 // What to do when the WebSocket closes: 'retry' (back off and reconnect),
 // 'refused' (a 1008 policy close before any `authenticated`: the daemon
-// wants a token; ask the user) or 'stop' (already waiting for the user).
-export function onClose(auth, code) {
+// wants a token; ask the user), 'expired' (the token ran out: ask for a new
+// one, keep the board) or 'stop' (already waiting for the user).
+export function onClose(auth, code, reason = '') {
   if (auth.phase === 'signed-out') return 'stop';
+  if (code === 1008 && reason === 'token expired') return 'expired';
   if (code === 1008 && auth.phase !== 'signed-in') return 'refused';
   return 'retry';
 }

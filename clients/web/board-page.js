@@ -64,9 +64,23 @@ export class BoardPage {
   // A 1008 (policy) close before any `authenticated`, or any close after a
   // refusal, waits for the user to sign in instead of reconnecting.
   onClose(e) {
-    const what = onClose(this.auth.state, e.code);
+    const what = onClose(this.auth.state, e.code, e.reason);
     if (what === 'refused') this.needSignIn();
+    if (what === 'expired') this.sessionExpired();
     return what === 'retry';
+  }
+
+  // The token ran out: the board stays as it was, and a new token resumes it.
+  sessionExpired() {
+    this.auth.apply({ type: 'expired' });
+    showSignIn('Your session expired. Enter a new token to go on: the board stays as it was and catches up.');
+    this.tick();
+  }
+
+  // `authExpiring`: ask for a new token now, while the connection still holds.
+  sessionExpiring(seconds) {
+    this.auth.apply({ type: 'expiring' });
+    showSignIn(`Your session expires in ${seconds} s. Enter a new token to stay signed in.`);
   }
 
   needSignIn() {
@@ -77,6 +91,14 @@ export class BoardPage {
   }
 
   tokenChanged(hasToken) {
+    // A new token before the old one ends goes in band: nothing reconnects.
+    if (hasToken && this.auth.state.expiring && this.conn.send({ type: 'auth', token: getToken() })) return;
+    // After an expiry the board stays, and the new connection resumes it with `since`.
+    if (hasToken && this.auth.state.expired) {
+      this.auth.apply({ type: 'token', hasToken });
+      this.conn.restart();
+      return;
+    }
     this.auth.apply({ type: 'token', hasToken });
     this.clearBoard();
     this.conn.restart();
@@ -112,7 +134,8 @@ export class BoardPage {
 
   tick() {
     const s = this.conn.state;
-    if (this.auth.phase === 'signed-out') setConnection('signed out: a token is needed', 'stopped');
+    if (this.auth.state.expired) setConnection('session expired: a new token is needed', 'stopped');
+    else if (this.auth.phase === 'signed-out') setConnection('signed out: a token is needed', 'stopped');
     else if (s === 'open') setConnection('connected', s);
     else if (s === 'connecting') setConnection('connecting…', s);
     else if (s === 'stopped') setConnection('not connected', s);
@@ -136,6 +159,7 @@ export class BoardPage {
     switch (m.type) {
       case 'hello': this.session = m.session; this.auth.apply({ type: 'hello' }); return;
       case 'authenticated': this.auth.apply(m); hideSignIn(); this.tick(); return;
+      case 'authExpiring': this.sessionExpiring(m.in); return;
       case 'ack': this.onAck(m); return;
       case 'error': this.onError(m); return;
       case 'snapshot': case 'patch': this.auth.apply({ type: 'data' }); break;

@@ -33,11 +33,16 @@ export function backoffDelay(attempt, random = Math.random) {
 const SUBPROTOCOL_TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 export function tokenFitsSubprotocol(secret) { return SUBPROTOCOL_TOKEN.test(`token.${secret}`); }
 
+// The daemon reads at most this many bytes of offered subprotocols (its
+// libwebsockets' buffer); a longer token, a JWT, goes as an `auth` message.
+export const MAX_PROTOCOL_OFFER = 127;
+
 // The subprotocols to offer, and the first message to send (or null).
 export function handshake(secret) {
   const protocols = ['foldsync.v1.batch', 'foldsync.v1'];
   if (!secret) return { protocols, auth: null };
-  if (tokenFitsSubprotocol(secret)) return { protocols: [...protocols, `token.${secret}`], auth: null };
+  const offer = [...protocols, `token.${secret}`];
+  if (tokenFitsSubprotocol(secret) && offer.join(', ').length <= MAX_PROTOCOL_OFFER) return { protocols: offer, auth: null };
   return { protocols, auth: { type: 'auth', token: secret } };
 }
 

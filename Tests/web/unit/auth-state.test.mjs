@@ -56,7 +56,7 @@ test('a 1008 before `authenticated` is a refusal; after a refusal nothing reconn
 
 test('a new or forgotten token starts over with nothing granted', () => {
   const a = run(initialAuth(false), { type: 'data' }, { type: 'token', hasToken: true });
-  assert.deepEqual(a, { phase: 'unknown', hasToken: true, identity: null, granted: [] });
+  assert.deepEqual(a, { phase: 'unknown', hasToken: true, identity: null, granted: [], expiring: false, expired: false });
   const b = run(initialAuth(true), viewer, { type: 'token', hasToken: false });
   assert.equal(b.hasToken, false);
   assert.equal(b.identity, null);
@@ -82,4 +82,37 @@ test('board globs: * any run, ? one character, everything else literal', () => {
   assert.ok(globMatches('b?', 'b1'));
   assert.ok(!globMatches('b?', 'b12'));
   assert.ok(!globMatches('a.b', 'axb'));
+});
+
+test('a JWT: grants per glob decide each board, and its expiry is followed', () => {
+  const jwt = { type: 'authenticated', name: 'wall', permissions: ['read', 'fold', 'edit'], boards: '*',
+    grants: { 'ops-*': ['read', 'fold'], 'ops-db': ['edit'], '*': ['read'] }, expires: 2000000000 };
+  const a = nextAuth(initialAuth(true), jwt);
+  assert.deepEqual(a.identity.grants['ops-db'], ['edit']);
+  assert.equal(a.identity.expires, 2000000000);
+  assert.ok(allowed(a, 'edit', 'ops-db') && allowed(a, 'fold', 'ops-db'));
+  assert.ok(allowed(a, 'fold', 'ops-web') && !allowed(a, 'edit', 'ops-web'));
+  assert.ok(allowed(a, 'read', 'team') && !allowed(a, 'fold', 'team'));
+  // authExpiring: still signed in, now waiting for a token in band.
+  const expiring = nextAuth(a, { type: 'expiring' });
+  assert.equal(expiring.phase, 'signed-in');
+  assert.equal(expiring.expiring, true);
+  assert.equal(nextAuth(expiring, { type: 'expiring' }), expiring);
+  assert.equal(nextAuth(expiring, jwt).expiring, false);
+  // The close at expiry: ask for a token, keep the board (the page's part), no reconnect loop.
+  assert.equal(onClose(expiring, 1008, 'token expired'), 'expired');
+  const expired = nextAuth(expiring, { type: 'expired' });
+  assert.deepEqual([expired.phase, expired.expired, expired.granted], ['signed-out', true, []]);
+  assert.equal(onClose(expired, 1006, ''), 'stop');
+  assert.equal(nextAuth(expired, jwt).expired, false);
+});
+
+test('a JWT too long for the subprotocol offer goes as an auth message', async () => {
+  globalThis.window ??= { addEventListener() {} };
+  const { handshake, MAX_PROTOCOL_OFFER } = await import('../../../clients/web/socket.js');
+  const jwt = `eyJhbGciOiJIUzI1NiJ9.${'e'.repeat(100)}.sig`;
+  assert.deepEqual(handshake(jwt).auth, { type: 'auth', token: jwt });
+  assert.equal(handshake(jwt).protocols.length, 2);
+  const short = handshake('abc');
+  assert.ok(short.protocols.join(', ').length <= MAX_PROTOCOL_OFFER && short.auth === null);
 });
