@@ -1,0 +1,26 @@
+"""foldsync: an asyncio client for foldsyncd's shared boards.
+
+    async with foldsync.connect("ws://127.0.0.1:7681/ws") as client:
+        board = await client.subscribe("default")
+        rev = await board.toggle("s1")
+        async for change in board.changes():
+            ...
+
+The contract every foldsync client keeps is docs/CLIENTS.md; the wire
+protocol is docs/PROTOCOL.md."""
+from .backoff import backoff_delay
+from .board import Board
+from .change import Change
+from .client import Client
+from .connect import connect
+from .errors import FoldError
+from .mirror import BoardMirror
+from .patch import PatchError, apply_patch
+from .states import CLOSED, CONNECTED, CONNECTING, DISCONNECTED, ConnectionState
+
+__version__ = "0.1.0"
+__all__ = [
+    "Board", "BoardMirror", "Change", "Client", "ConnectionState", "FoldError", "PatchError",
+    "apply_patch", "backoff_delay", "connect",
+    "CONNECTING", "CONNECTED", "DISCONNECTED", "CLOSED",
+]

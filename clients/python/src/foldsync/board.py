@@ -1,0 +1,161 @@
+"""One subscribed board: its mirrored state, its changes, and the actions on it.
+
+The board turns the mirror's outcomes into `Change`s and decides what a
+snapshot means: the first one answers `subscribe`; a later one is a resync,
+whose reason says why (change.py)."""
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING, Any, Callable, Dict, Optional
+
+from .change import EPOCH, LAGGING, PRUNED, Change
+from .errors import FoldError
+from .feed import Feed, Stream
+from .mirror import CHANGED, DELETED, OUT_OF_STEP, PRESENCE, BoardMirror
+
+if TYPE_CHECKING:
+    from .client import Client
+
+
+class Board:
+    def __init__(self, client: "Client", name: str) -> None:
+        self.name = name
+        self.viewers: Optional[int] = None    # from `presence`
+        self.following: Optional[int] = None
+        self._client = client
+        self._mirror = BoardMirror(name)
+        self._feed: Feed[Change] = Feed()
+        self._ready: "asyncio.Future[None]" = asyncio.get_running_loop().create_future()
+        self._seen_epoch: Optional[str] = None   # the epoch of the last state readers were given
+        self._asked_since = False                # the subscribe in flight carried `since`
+        self._deleted = False
+
+    # ---- what readers see ----
+
+    @property
+    def state(self) -> Any:
+        """The board document at `rev` (None after a deletion). Read-only:
+        successive states share what did not change."""
+        return self._mirror.state
+
+    @property
+    def rev(self) -> Optional[int]:
+        return self._mirror.rev
+
+    @property
+    def epoch(self) -> Optional[str]:
+        return self._mirror.epoch
+
+    def changes(self) -> Stream[Change]:
+        """Every change from now on, in rev order, until the client closes or
+        the board is unsubscribed: `async for change in board.changes()`."""
+        return self._feed.stream()
+
+    def on_change(self, callback: Callable[[Change], None]) -> Callable[[], None]:
+        """Calls `callback(change)` for each change; returns the function that stops it."""
+        return self._feed.listen(callback)
+
+    # ---- actions: each resolves with the rev of its ack ----
+
+    async def act(self, action: Dict[str, Any]) -> int:
+        """Any action (`{"type": "setTitle", "section": ..., "title": ...}`); `board` is filled in."""
+        return await self._client._act(dict(action, board=self.name))
+
+    async def toggle(self, section: str) -> int:
+        return await self.act({"type": "toggle", "section": section})
+
+    async def expand(self, section: str) -> int:
+        return await self.act({"type": "expand", "section": section})
+
+    async def collapse(self, section: str) -> int:
+        return await self.act({"type": "collapse", "section": section})
+
+    async def expand_all(self) -> int:
+        return await self.act({"type": "expandAll"})
+
+    async def collapse_all(self) -> int:
+        return await self.act({"type": "collapseAll"})
+
+    async def focus(self, section: str, item: int) -> int:
+        return await self.act({"type": "focus", "section": section, "item": item})
+
+    async def clear_focus(self) -> int:
+        return await self.act({"type": "clearFocus"})
+
+    async def revert(self, rev: int) -> int:
+        """Undoes the change that made `rev`, as a new change."""
+        return await self.act({"type": "revert", "rev": rev})
+
+    async def history(self, *, since: Optional[int] = None, before: Optional[int] = None,
+                      limit: Optional[int] = None) -> Dict[str, Any]:
+        """GET /api/boards/NAME/history: {"board", "epoch", "rev", "more", "entries"}."""
+        return await self._client._history(self.name, since=since, before=before, limit=limit)
+
+    async def unsubscribe(self) -> None:
+        await self._client._unsubscribe(self)
+
+    # ---- fed by the client ----
+
+    def subscribe_message(self) -> Dict[str, Any]:
+        """What to send to (re)subscribe: with `since` when there is a position to resume from."""
+        position = self._mirror.position
+        self._asked_since = position is not None
+        m: Dict[str, Any] = {"type": "subscribe", "board": self.name}
+        if position is not None:
+            m["since"] = position
+        return m
+
+    def receive(self, m: Dict[str, Any]) -> Optional[Dict[str, Any]]:
+        """Takes one of the daemon's messages about this board; returns a
+        subscribe to send when the copy fell out of step."""
+        outcome = self._mirror.apply(m)
+        if outcome.kind == CHANGED and m.get("type") == "snapshot":
+            self._snapshot()
+        elif outcome.kind == CHANGED:
+            self._asked_since = False
+            self._publish(Change(self.name, self.epoch, self.rev, outcome.ops, self.state, by=m.get("by")))
+        elif outcome.kind == OUT_OF_STEP:
+            return self.subscribe_message()
+        elif outcome.kind == PRESENCE:
+            self.viewers, self.following = outcome.viewers, outcome.following
+        elif outcome.kind == DELETED:
+            self._gone()
+        return None
+
+    def _snapshot(self) -> None:
+        asked_since, self._asked_since = self._asked_since, False
+        if not self._ready.done():
+            self._ready.set_result(None)
+            self._seen_epoch = self.epoch
+            return
+        if self._deleted or self.epoch != self._seen_epoch:
+            reason = EPOCH
+        elif asked_since:
+            reason = PRUNED
+        else:
+            reason = LAGGING
+        self._deleted = False
+        self._seen_epoch = self.epoch
+        self._publish(Change(self.name, self.epoch, self.rev, None, self.state, resynced=True, reason=reason))
+
+    def refused(self, error: FoldError) -> None:
+        """An `error` about this board with no action id: its subscribe was refused."""
+        if not self._ready.done():
+            self._ready.set_exception(error)
+        elif error.code == "not_found" and not self._deleted:
+            # Resubscribing found it gone: deleted while we were away.
+            self._mirror.clear()
+            self._gone()
+
+    def _gone(self) -> None:
+        self._deleted = True
+        self._publish(Change(self.name, self._seen_epoch, None, None, None, deleted=True))
+
+    def _publish(self, change: Change) -> None:
+        self._feed.publish(change)
+
+    def end(self) -> None:
+        self._feed.end()
+        if not self._ready.done():
+            self._ready.set_exception(FoldError("closed", "the client was closed"))
+            self._ready.exception()  # retrieved: nobody may be waiting

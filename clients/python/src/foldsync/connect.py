@@ -1,0 +1,39 @@
+"""`foldsync.connect(...)`: awaited, or used with `async with`."""
+from __future__ import annotations
+
+from typing import Any, Generator, Optional
+
+from .client import Client
+from .tokens import TokenSource
+
+
+class connect:
+    """`async with foldsync.connect(url, token=...) as client:` closes the
+    client at the end; `client = await foldsync.connect(...)` leaves that to
+    you (`await client.close()`). Either way it returns once connected.
+
+    A refused first attempt (a wrong token: 401/403, a wrong path: 404)
+    raises FoldError; anything else (the daemon is not up yet) is retried
+    with backoff, for at most `timeout` seconds when given."""
+
+    def __init__(self, url: str = "ws://127.0.0.1:7681/ws", token: TokenSource = None, *,
+                 timeout: Optional[float] = None, open_timeout: float = 10.0) -> None:
+        self._args = (url, token, open_timeout)
+        self._timeout = timeout
+        self._client: Optional[Client] = None
+
+    async def _open(self) -> Client:
+        url, token, open_timeout = self._args
+        self._client = Client(url, token, open_timeout=open_timeout)
+        await self._client.start(self._timeout)
+        return self._client
+
+    def __await__(self) -> Generator[Any, None, Client]:
+        return self._open().__await__()
+
+    async def __aenter__(self) -> Client:
+        return await self._open()
+
+    async def __aexit__(self, *exc: object) -> None:
+        if self._client is not None:
+            await self._client.close()

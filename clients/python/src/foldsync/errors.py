@@ -1,0 +1,21 @@
+"""The one error type callers catch."""
+from __future__ import annotations
+
+from typing import Optional
+
+# Client-side codes, beside the protocol's (bad_request, not_found, conflict,
+# invalid, forbidden, too_large, rate_limited, internal, unavailable):
+DISCONNECTED = "disconnected"  # the connection dropped before the answer came
+CLOSED = "closed"              # the client was closed
+
+
+class FoldError(Exception):
+    """A refusal: the daemon's `error` message (or a refused upgrade's body),
+    or one of the client-side codes above. Match on `code`; `message` is for
+    people."""
+
+    def __init__(self, code: str, message: str, board: Optional[str] = None) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+        self.board = board
