@@ -18,7 +18,7 @@ PACKAGE_TOOLS = debhelper dpkg-dev lintian debootstrap binutils curl python3 uti
 LISTEN ?= 127.0.0.1:7681
 DB ?= ./foldsync.db
 
-.PHONY: jwt-venv deps test-deps package-deps build release static deb package-test run test fuzz sanitize-core bench-core web-test web-unit strict-client-test bench-smoke cluster-viewers-test clean install uninstall
+.PHONY: python-client-test jwt-venv deps test-deps package-deps build release static deb package-test run test fuzz sanitize-core bench-core web-test web-unit strict-client-test bench-smoke cluster-viewers-test clean install uninstall
 
 # Installs the C libraries (Debian packages) when any is missing.
 deps:
@@ -72,8 +72,14 @@ test: test-deps jwt-venv
 	BUILD=0 Tests/bench/bench-smoke.sh
 	$(MAKE) cluster-viewers-test
 	$(MAKE) strict-client-test
+	$(MAKE) python-client-test
 	$(MAKE) web-test
 	$(MAKE) package-test
+
+# The Python client library against the real daemon (pip installs
+# websockets into .build/py-client-venv).
+python-client-test:
+	clients/python/run-tests.sh
 
 # PyJWT and cryptography, for the live JWT tests' tokens (Tests/jwt/mint.py):
 # an implementation that is not ours signs what the daemon verifies.
