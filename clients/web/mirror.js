@@ -1,8 +1,13 @@
-// The page's copy of one board: the JavaScript twin of the terminal client's
+// A client's copy of one board: the JavaScript twin of the terminal client's
 // BoardMirror (Sources/FoldClient/Mirror/BoardMirror.swift). Snapshots set
 // it, patches move it one rev at a time within an epoch; anything else asks
-// the owner to subscribe again. Pure: no DOM, no socket. The owner feeds it
-// the daemon's messages and acts on the outcome apply() returns.
+// the owner to subscribe again. Pure: no DOM, no socket. The owner (the
+// library's board.js, the dashboard's page) feeds it the daemon's messages
+// and acts on the outcome apply() returns.
+//
+// Its home is clients/js (the client library); clients/web/mirror.js is a
+// byte-for-byte copy that the dashboard imports until it loads /lib/
+// (Tests/web/unit/copies.test.mjs fails when the two differ).
 
 import { applyPatch, parsePointer } from './patch.js';
 

@@ -1,8 +1,9 @@
-// clients/web/mirror.js: the page's BoardMirror, held to the same rules as
-// the Swift one (Tests for Sources/FoldClient/Mirror/BoardMirror.swift).
+// clients/js/mirror.js (the dashboard's clients/web/mirror.js is a copy of
+// it: copies.test.mjs): the BoardMirror, held to the same rules as the Swift
+// one (Tests for Sources/FoldClient/Mirror/BoardMirror.swift).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { BoardMirror, touchedSections } from '../../../clients/web/mirror.js';
+import { BoardMirror, touchedSections } from '../../../clients/js/mirror.js';
 
 const state = () => ({
   mode: 'single',

@@ -1,8 +1,9 @@
-// clients/web/patch.js: the RFC 6902 conformance suite, and the copy on
-// write the page's rendering relies on (untouched values keep their identity).
+// clients/js/patch.js (the dashboard's clients/web/patch.js is a copy of it:
+// copies.test.mjs): the RFC 6902 conformance suite, and the copy on write the
+// page's rendering relies on (untouched values keep their identity).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { applyPatch, parsePointer, PatchError } from '../../../clients/web/patch.js';
+import { applyPatch, parsePointer, PatchError } from '../../../clients/js/patch.js';
 import { records } from './conformance.mjs';
 
 for (const file of ['tests.json', 'spec_tests.json']) {

@@ -1,6 +1,7 @@
 // Tests/vectors: the cases the Swift tests (Tests/FoldClientTests/SharedVectorTests.swift)
-// run too, here against the dashboard's twins of the same logic. Every file
-// there must have a reader in both; a case added once runs in both.
+// run too, here against the dashboard's twins of the same logic (the mirror
+// from its home, clients/js; Tests/js-client reads backoff and mirror too).
+// Every file there must have a reader in both; a case added once runs in both.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
@@ -8,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { globMatches } from '../../../clients/web/permissions.js';
 import { backoffDelay, BACKOFF_BASE_MS, BACKOFF_CAP_MS } from '../../../clients/web/socket.js';
 import { safeHref, itemFields } from '../../../clients/web/item-view.js';
-import { BoardMirror } from '../../../clients/web/mirror.js';
+import { BoardMirror } from '../../../clients/js/mirror.js';
 import { ViewMode } from '../../../clients/web/view-mode.js';
 
 const folder = fileURLToPath(new URL('../../vectors/', import.meta.url));

@@ -1,0 +1,32 @@
+// The library's parts that need no daemon: where the HTTP API is, what a
+// token may be, what connect() refuses at once.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { connect } from '../../clients/js/foldsync.js';
+import { apiBase } from '../../clients/js/http.js';
+import { resolveToken } from '../../clients/js/token.js';
+
+test('the HTTP API sits beside the socket, behind a proxy path too', () => {
+  assert.equal(apiBase('ws://127.0.0.1:7681/ws'), 'http://127.0.0.1:7681');
+  assert.equal(apiBase('wss://boards.example.org/ws'), 'https://boards.example.org');
+  assert.equal(apiBase('wss://example.org:8443/foldsync/ws?x=1'), 'https://example.org:8443/foldsync');
+});
+
+test('a token is a string, nothing, or a function of either, sync or async', async () => {
+  assert.equal(await resolveToken('s'), 's');
+  assert.equal(await resolveToken(undefined), null);
+  assert.equal(await resolveToken(''), null);
+  assert.equal(await resolveToken(() => 't'), 't');
+  assert.equal(await resolveToken(async () => 'u'), 'u');
+  assert.equal(await resolveToken(() => null), null);
+  await assert.rejects(resolveToken(() => 42), TypeError);
+  await assert.rejects(resolveToken(() => { throw new Error('no'); }), /no/);
+});
+
+test('connect refuses what can never work, at once', () => {
+  assert.throws(() => connect('http://127.0.0.1:7681/ws'), TypeError);
+  assert.throws(() => connect('not a url'), TypeError);
+  assert.throws(() => connect('ws://127.0.0.1:1/ws', { transport: 'carrier-pigeon' }), /no transport/);
+  assert.throws(() => connect('ws://127.0.0.1:1/ws', { WebSocket: 'nope' }), /WebSocket/);
+});

@@ -1,0 +1,182 @@
+// The contract's cases about the connection's life: states, reconnection
+// after the daemon goes away, resume with `since`, resyncs. The daemon is
+// killed and started again on the same port and store; for "while the
+// client was away" a relay (relay.mjs) cuts the client off while the
+// daemon stays up, so changes can be made before the client comes back.
+
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { connect, backoffDelay, FoldError } from '../../clients/js/foldsync.js';
+import { Daemon, sleep, waitFor } from './daemon.mjs';
+import { Relay } from './relay.mjs';
+import { Recorder } from './recorder.mjs';
+
+const cleanups = [];
+after(async () => { for (const c of cleanups.reverse()) await c(); });
+
+async function daemon(args) {
+  const d = await Daemon.start(args);
+  cleanups.push(() => d.dispose());
+  return d;
+}
+async function relay(d) {
+  const r = await Relay.start(d.port);
+  cleanups.push(() => r.close());
+  return r;
+}
+function open(url, options) {
+  const client = connect(url, options);
+  cleanups.push(() => client.close());
+  return { client, rec: new Recorder(client) };
+}
+const board = (ids) => ({ mode: 'multi', sections: ids.map((id) => ({ id, title: id, items: ['x'], expanded: false })) });
+
+async function assertMirror(d, b) {
+  const got = await d.board(b.name);
+  assert.deepStrictEqual({ rev: b.rev, epoch: b.epoch, state: b.state }, { rev: got.rev, epoch: got.epoch, state: got.state });
+}
+
+// Cuts the client off, runs `meanwhile` against the daemon, lets it back.
+async function away(r, rec, meanwhile) {
+  const from = rec.states.length;
+  await r.pause();
+  await rec.state('disconnected', 5000, from);
+  await meanwhile();
+  const back = rec.states.length;
+  await r.resume();
+  await rec.state('connected', 15000, back);
+}
+
+test('states_in_order', async () => {
+  const d = await daemon();
+  const { client, rec } = open(d.url);
+  assert.equal(client.state, 'connecting');
+  assert.equal(client.transport, 'websocket');
+  await rec.state('connected', 5000);
+  await client.subscribe('default');
+  assert.deepEqual(rec.names(), ['connecting', 'connected']);
+  client.close();
+  assert.equal(client.state, 'closed');
+  assert.deepEqual(rec.names(), ['connecting', 'connected', 'closed']);
+  // Nothing comes back: no state, no connection at the daemon.
+  await waitFor(async () => (await d.get('/healthz')).connections === 0, 5000, 'the daemon to see no connection');
+  await sleep(1200);
+  assert.deepEqual(rec.names(), ['connecting', 'connected', 'closed']);
+  assert.equal((await d.get('/healthz')).connections, 0);
+  const late = await client.subscribe('default').then(() => null, (e) => e);
+  assert.ok(late instanceof FoldError && late.code === 'disconnected', 'subscribe after close is refused');
+  const act = await client.act('default', { type: 'toggle', section: 's0' }).then(() => null, (e) => e);
+  assert.equal(act?.code, 'disconnected');
+});
+
+test('reconnect_with_backoff', async () => {
+  const d = await daemon();
+  // A fixed random share, so the delays can be held to the shared rule.
+  const { client, rec } = open(d.url, { random: () => 0.5 });
+  const b = await client.subscribe('default');
+  await rec.state('connected', 5000);
+  const toggled = b.toggle('s0');
+  await toggled;
+  const pending = b.toggle('s1').catch((e) => e);
+  const from = rec.states.length;
+  await d.kill();
+  const first = await rec.state('disconnected', 5000, from);
+  const lost = await pending;
+  assert.ok(lost === b.rev || (lost instanceof FoldError && lost.code === 'disconnected'), `an action in flight: ${lost}`);
+  await sleep(2000);   // a few failed attempts against the dead port
+  await d.start();     // the same port and store
+  const back = await rec.state('connected', 15000, first);
+  const seen = rec.states.slice(first, back + 1);
+  const downs = seen.filter((s) => s.state === 'disconnected');
+  assert.ok(downs.length >= 2, `several attempts while the daemon was down: ${JSON.stringify(seen)}`);
+  for (const s of downs) {
+    assert.equal(typeof s.reason, 'string');
+    assert.ok(s.reason.length > 0, 'a reason');
+    assert.ok(s.delay > 0 && s.delay <= 10000, `delay ${s.delay}`);
+  }
+  assert.deepEqual(downs.map((s) => s.delay), downs.map((_, i) => backoffDelay(i, () => 0.5)), 'the delays follow backoff.json');
+  // disconnected, connecting, disconnected, connecting, ..., connected.
+  seen.forEach((s, i) => assert.equal(s.state, i === seen.length - 1 ? 'connected' : ['disconnected', 'connecting'][i % 2], JSON.stringify(seen)));
+  // Back: the board is resubscribed and current; actions work again.
+  const rev = await b.toggle('s2');
+  assert.equal(rev, b.rev);
+  await assertMirror(d, b);
+  // The backoff starts over after a connection that reached `connected`.
+  const again = rec.states.length;
+  await d.stop();
+  const next = await rec.state('disconnected', 5000, again);
+  assert.equal(rec.states[next].delay, backoffDelay(0, () => 0.5));
+  assert.equal(rec.states[next].code, 1001, 'a daemon shutting down closes with 1001');
+});
+
+test('resume_since', async () => {
+  const d = await daemon();
+  await d.put('resume', board(['a', 'b', 'c']));
+  const r = await relay(d);
+  const { client, rec } = open(r.url);
+  const b = rec.watch(await client.subscribe('resume'));
+  await b.toggle('a');
+  const before = b.rev;
+  const epoch = b.epoch;
+  const count = rec.changes.length;
+  await away(r, rec, async () => {
+    await d.action('resume', { type: 'setTitle', section: 'b', title: 'while away' });
+    await d.action('resume', { type: 'expand', section: 'c' });
+    await d.action('resume', { type: 'moveSection', section: 'c', to: 0 });
+  });
+  await waitFor(() => b.rev === before + 3, 5000, `the board to reach rev ${before + 3} (at ${b.rev})`);
+  const missed = rec.changes.slice(count);
+  assert.deepEqual(missed.map((c) => c.rev), [before + 1, before + 2, before + 3], 'one change per missed rev, in order');
+  assert.ok(missed.every((c) => c.resynced === false && Array.isArray(c.ops) && c.epoch === epoch), JSON.stringify(missed));
+  assert.equal(missed[0].ops[0].value, 'while away');
+  await assertMirror(d, b);
+});
+
+test('resync_epoch_changed', async () => {
+  const d = await daemon();
+  await d.put('epochs', board(['a', 'b']));
+  const r = await relay(d);
+  const { client, rec } = open(r.url);
+  const b = rec.watch(await client.subscribe('epochs'));
+  const deleted = [];
+  b.on('deleted', (e) => deleted.push(e));
+  const oldEpoch = b.epoch;
+  let count = rec.changes.length;
+  await away(r, rec, async () => {
+    await d.remove('epochs');
+    await d.put('epochs', board(['new']));
+  });
+  const change = await rec.change((c, i) => i >= count, 5000, 'the resync');
+  assert.equal(change.resynced, true);
+  assert.equal(change.reason, 'epoch');
+  assert.notEqual(change.epoch, oldEpoch);
+  assert.deepEqual(change.state.sections.map((s) => s.id), ['new']);
+  assert.equal(rec.changes.length, count + 1, 'one change: the resync');
+  await assertMirror(d, b);
+  // Deleted and created again while connected: `deleted`, then a resync named epoch too.
+  count = rec.changes.length;
+  await d.remove('epochs');
+  await waitFor(() => deleted.length === 1, 5000, 'deleted');
+  assert.equal(b.state, null);
+  await d.put('epochs', board(['again']));
+  const again = await rec.change((c, i) => i >= count, 5000, 'the snapshot after deleted');
+  assert.deepEqual([again.resynced, again.reason], [true, 'epoch']);
+  await assertMirror(d, b);
+});
+
+// Not a contract case of its own: the third resync reason the client can tell.
+test('resync pruned: same epoch, history no longer holds the rev', async () => {
+  const d = await daemon(['--history-per-board', '2']);
+  await d.put('short', board(['a', 'b', 'c']));
+  const r = await relay(d);
+  const { client, rec } = open(r.url);
+  const b = rec.watch(await client.subscribe('short'));
+  const epoch = b.epoch;
+  const count = rec.changes.length;
+  await away(r, rec, async () => {
+    for (const s of ['a', 'b', 'c', 'a', 'b']) await d.action('short', { type: 'toggle', section: s });
+  });
+  const change = await rec.change((c, i) => i >= count, 5000, 'the resync');
+  assert.deepEqual([change.resynced, change.reason, change.epoch], [true, 'pruned', epoch]);
+  await assertMirror(d, b);
+});

@@ -1,0 +1,129 @@
+// One subscribed board: the mirror (mirror.js) the application reads, the
+// events it listens to, and the actions it sends. The client (client.js)
+// feeds it the daemon's messages for this board and carries its actions.
+//
+// Resyncs (docs/CLIENTS.md, "Resume and resync"): a snapshot after the first
+// one replaces the mirror, and the application is told why — `epoch` (the
+// board's history was cut: another epoch, or the board was deleted),
+// `pruned` (it answers our subscribe, same epoch: the daemon no longer keeps
+// the revs we missed) or `lagging` (unasked: the daemon dropped our queue).
+
+import { BoardMirror } from './mirror.js';
+import { Emitter } from './emitter.js';
+
+export class Board {
+  constructor(client, name) {
+    this.name = name;
+    this.client = client;
+    this.mirror = new BoardMirror(name);
+    this.events = new Emitter();
+    this.viewers = null;
+    this.following = null;
+    this.lastEpoch = null;     // survives a deletion, to name the resync
+    this.deletedSince = false; // a `deleted` came after the last snapshot
+    this.awaiting = null;      // { seq, since }: our subscribe's answer has not begun
+    this.ready = false;
+    this.whenReady = new Promise((resolve, reject) => { this.resolveReady = resolve; this.rejectReady = reject; });
+    this.whenReady.catch(() => { /* the caller of subscribe() gets it */ });
+  }
+
+  /** The board document at `rev` (equal to GET /api/boards/NAME then); null before the first snapshot and after a deletion. Read-only: patches share unchanged parts. */
+  get state() { return this.mirror.state; }
+  get rev() { return this.mirror.rev; }
+  get epoch() { return this.mirror.epoch; }
+
+  on(event, listener) { return this.events.on(event, listener); }
+  off(event, listener) { this.events.off(event, listener); }
+
+  // ---- actions: each resolves with the rev of its ack ----
+  act(action) { return this.client.act(this.name, action); }
+  toggle(section) { return this.act({ type: 'toggle', section }); }
+  expand(section) { return this.act({ type: 'expand', section }); }
+  collapse(section) { return this.act({ type: 'collapse', section }); }
+  expandAll() { return this.act({ type: 'expandAll' }); }
+  collapseAll() { return this.act({ type: 'collapseAll' }); }
+  focus(section, item) { return this.act({ type: 'focus', section, item }); }
+  clearFocus() { return this.act({ type: 'clearFocus' }); }
+  revert(rev) { return this.act({ type: 'revert', rev }); }
+
+  /** GET /api/boards/NAME/history: { board, epoch, rev, more, entries }. query: { since, before, limit }. */
+  history(query = {}) { return this.client.history(this.name, query); }
+
+  /** Stops receiving the board; its actions still work. */
+  unsubscribe() { this.client.unsubscribe(this.name); }
+
+  // ---- fed by the client ----
+
+  subscribeMessage(seq) {
+    const since = this.mirror.position;
+    this.awaiting = { seq, since: since !== null };
+    return since ? { type: 'subscribe', board: this.name, since } : { type: 'subscribe', board: this.name };
+  }
+
+  // An answer to an action sent after our subscribe: the subscribe's answer
+  // (queued before it) is complete, so a later snapshot was not asked for.
+  answeredAfter(seq) {
+    if (this.awaiting && this.awaiting.seq < seq) this.awaiting = null;
+  }
+
+  disconnected() { this.awaiting = null; }
+
+  receive(m) {
+    switch (m.type) {
+      case 'snapshot': return this.snapshot(m);
+      case 'patch': return this.patch(m);
+      case 'presence':
+        this.viewers = m.viewers;
+        this.following = m.following ?? null;
+        this.events.emit('presence', { viewers: this.viewers, following: this.following });
+        return;
+      case 'deleted':
+        this.mirror.apply(m);
+        this.deletedSince = true;
+        this.events.emit('deleted', { board: this.name });
+        return;
+      default:
+    }
+  }
+
+  snapshot(m) {
+    const reason = this.deletedSince || (this.lastEpoch !== null && m.epoch !== this.lastEpoch) ? 'epoch'
+      : this.awaiting ? 'pruned' : 'lagging';
+    this.mirror.apply(m);
+    this.lastEpoch = m.epoch;
+    this.deletedSince = false;
+    this.awaiting = null;
+    if (!this.ready) {
+      this.ready = true;
+      this.resolveReady(this);
+      return;
+    }
+    if (reason === 'lagging') this.client.answersLost();
+    this.events.emit('change', { rev: m.rev, epoch: m.epoch, ops: null, state: m.state, resynced: true, reason });
+  }
+
+  patch(m) {
+    this.awaiting = null;
+    const out = this.mirror.apply(m);
+    if (out.kind === 'changed') {
+      const change = { rev: m.rev, epoch: m.epoch, ops: m.ops, state: this.mirror.state, resynced: false };
+      if (m.by !== undefined) change.by = m.by;
+      this.events.emit('change', change);
+    } else if (out.kind === 'outOfStep') {
+      // Never from a daemon that keeps its guarantees; ask again rather than show a wrong board.
+      this.client.resubscribe(this);
+    }
+  }
+
+  // The daemon refused our subscribe (or resubscribe): `not_found` once the
+  // board is gone, `forbidden` for a token that may not read it.
+  refused(error) {
+    this.awaiting = null;
+    if (!this.ready) { this.rejectReady(error); return; }
+    if (error.code === 'not_found' && this.mirror.state !== null) {
+      this.mirror.clear();
+      this.events.emit('deleted', { board: this.name });
+    }
+    this.events.emit('error', error);
+  }
+}

@@ -1,0 +1,243 @@
+// TypeScript declarations for foldsync.js, the foldsync client library.
+// The contract behind them: docs/CLIENTS.md.
+
+/** The version of this library (not of the protocol, which is 1). */
+export declare const VERSION: string;
+
+// ---- documents ----
+
+/** An item: a string, or an object with a label (and optional detail, href, badge, id, and the application's own fields). */
+export type Item = string | { label: string; detail?: string; href?: string; badge?: string; id?: string; [field: string]: unknown };
+
+export interface Section {
+  id: string;
+  title: string;
+  items: Item[];
+  expanded: boolean;
+}
+
+/** The board document, as GET /api/boards/NAME returns it in `state`. */
+export interface BoardState {
+  mode: 'single' | 'multi';
+  sections: Section[];
+  focus?: { section: string; item: number };
+}
+
+export type JsonPatchOperation =
+  | { op: 'add' | 'replace' | 'test'; path: string; value: unknown }
+  | { op: 'remove'; path: string }
+  | { op: 'move' | 'copy'; from: string; path: string };
+
+// ---- options and events ----
+
+/** A token: a string, or a function returning one (or a promise of one), asked at every connect and on authExpiring. null/undefined: no token. */
+export type Token = string | null | undefined | (() => string | null | undefined | Promise<string | null | undefined>);
+
+export interface ConnectOptions {
+  token?: Token;
+  /** "websocket" (the default and, today, the only one). */
+  transport?: 'websocket';
+  /** A WebSocket constructor where globalThis has none (say, the `ws` package in an older Node). */
+  WebSocket?: new (url: string, protocols?: string | string[]) => unknown;
+  /** The random source of the backoff's jitter, in [0, 1]; Math.random by default. */
+  random?: () => number;
+}
+
+export type ConnectionState =
+  | { state: 'connecting' }
+  | { state: 'connected' }
+  /** reason: words for people; code: the WebSocket close code when there was one; delay: ms before the next attempt. */
+  | { state: 'disconnected'; reason: string; code: number | null; delay: number }
+  | { state: 'closed' };
+
+export type StateName = ConnectionState['state'];
+
+/** The `authenticated` message: the token's name, permissions and board glob; expires (seconds since the epoch) for a JWT. */
+export interface Authenticated {
+  type: 'authenticated';
+  name: string;
+  permissions: Array<'read' | 'fold' | 'edit' | 'admin'>;
+  boards: string;
+  /** Permissions by board glob, from a daemon that sends them (a JWT's `foldsync` claim). */
+  grants?: Record<string, Array<'read' | 'fold' | 'edit' | 'admin'>>;
+  expires?: number;
+}
+
+export type ResyncReason = 'epoch' | 'pruned' | 'lagging';
+
+/** One change of a board: a patch (resynced false, ops set) or a resync (resynced true, ops null, reason set). */
+export type Change =
+  | { rev: number; epoch: string; ops: JsonPatchOperation[]; state: BoardState; resynced: false; by?: string }
+  | { rev: number; epoch: string; ops: null; state: BoardState; resynced: true; reason: ResyncReason };
+
+export interface Presence {
+  viewers: number;
+  /** null from a daemon that does not count followers. */
+  following: number | null;
+}
+
+export interface HistoryEntry {
+  rev: number;
+  at?: number;
+  actor?: string;
+  session?: string;
+  summary?: string;
+  action?: { type: string; [field: string]: unknown };
+  ops: JsonPatchOperation[];
+  inverse?: JsonPatchOperation[];
+}
+
+export interface HistoryPage {
+  board: string;
+  epoch: string;
+  rev: number;
+  more: boolean;
+  entries: HistoryEntry[];
+}
+
+export interface HistoryQuery {
+  since?: number;
+  before?: number;
+  limit?: number;
+}
+
+/** An action as the protocol names it (without board and id, which the client adds). */
+export interface Action {
+  type: string;
+  [field: string]: unknown;
+}
+
+// ---- errors ----
+
+/**
+ * The daemon's codes: bad_request, unknown_type, not_found, conflict, invalid, forbidden,
+ * too_large, rate_limited, internal. The client's own: disconnected (the connection ended, or
+ * there was none, before the answer came) and resynced (the daemon resynchronised the
+ * connection and dropped its answers): for both, the action may or may not have happened.
+ */
+export type FoldErrorCode =
+  | 'bad_request' | 'unknown_type' | 'not_found' | 'conflict' | 'invalid' | 'forbidden'
+  | 'too_large' | 'rate_limited' | 'internal' | 'disconnected' | 'resynced' | (string & {});
+
+export declare class FoldError extends Error {
+  constructor(code: FoldErrorCode, message: string, details?: { board?: string; status?: number });
+  readonly name: 'FoldError';
+  readonly code: FoldErrorCode;
+  /** The board the refusal is about, when known. */
+  readonly board?: string;
+  /** The HTTP status, for refusals of the HTTP API (history). */
+  readonly status?: number;
+}
+
+// ---- the client ----
+
+type Unsubscribe = () => void;
+
+export interface ClientEvents {
+  state: ConnectionState;
+  authenticated: Authenticated;
+  /** The daemon warned that the token expires in `in` seconds; a token function is asked for a new one. */
+  authExpiring: { in: number };
+  /** A refusal that answers no action or subscribe (a token the daemon did not accept, a failed token refresh). */
+  error: FoldError;
+}
+
+export declare class Client {
+  constructor(url: string, options?: ConnectOptions);
+  readonly url: string;
+  readonly state: StateName;
+  readonly connected: boolean;
+  /** "websocket" today; "stream" (Server-Sent Events plus POST) is planned. */
+  readonly transport: 'websocket' | 'stream';
+  /** The daemon's name for this connection (`hello.session`), as patches' `by` carries it. */
+  readonly session: string | null;
+  /** The last `authenticated` message. */
+  readonly identity: Authenticated | null;
+  on<E extends keyof ClientEvents>(event: E, listener: (value: ClientEvents[E]) => void): Unsubscribe;
+  off<E extends keyof ClientEvents>(event: E, listener: (value: ClientEvents[E]) => void): void;
+  /** Resolves once the board's snapshot is here (the same Board for the same name); rejects with a FoldError (not_found, forbidden). */
+  subscribe(board: string): Promise<Board>;
+  unsubscribe(board: string): void;
+  /** Follow the board's folds and focus (true, the default) or browse (false); sent again after every reconnect. */
+  follow(following?: boolean): void;
+  /** One action on a board; resolves with the rev of its ack. */
+  act(board: string, action: Action): Promise<number>;
+  history(board: string, query?: HistoryQuery): Promise<HistoryPage>;
+  /** For good: pending actions reject with `disconnected`, nothing reconnects. */
+  close(): void;
+}
+
+export interface BoardEvents {
+  change: Change;
+  presence: Presence;
+  /** The board was deleted; if it is created again a change with resynced true and reason "epoch" follows. */
+  deleted: { board: string };
+  /** The daemon refused this board's resubscribe (forbidden, or not_found once it is gone): it is no longer watched. */
+  error: FoldError;
+}
+
+export declare class Board {
+  readonly name: string;
+  /** The document at `rev`, equal to GET /api/boards/NAME then; null after a deletion. Read-only. */
+  readonly state: BoardState | null;
+  readonly rev: number | null;
+  readonly epoch: string | null;
+  readonly viewers: number | null;
+  readonly following: number | null;
+  on<E extends keyof BoardEvents>(event: E, listener: (value: BoardEvents[E]) => void): Unsubscribe;
+  off<E extends keyof BoardEvents>(event: E, listener: (value: BoardEvents[E]) => void): void;
+  /** Any action; resolves with the rev of its ack (for a no-op, the current rev). */
+  act(action: Action): Promise<number>;
+  toggle(section: string): Promise<number>;
+  expand(section: string): Promise<number>;
+  collapse(section: string): Promise<number>;
+  expandAll(): Promise<number>;
+  collapseAll(): Promise<number>;
+  focus(section: string, item: number): Promise<number>;
+  clearFocus(): Promise<number>;
+  /** Undoes the change that made `rev`, as a new change. */
+  revert(rev: number): Promise<number>;
+  history(query?: HistoryQuery): Promise<HistoryPage>;
+  unsubscribe(): void;
+}
+
+/** Connects, and keeps reconnecting until close(), to a foldsyncd WebSocket URL (ws:// or wss://). */
+export declare function connect(url: string, options?: ConnectOptions): Client;
+
+/** The transports by name. */
+export declare const TRANSPORTS: { readonly websocket: { readonly name: 'websocket' } };
+
+// ---- the parts, for those who build their own client ----
+
+export type MirrorOutcome =
+  | { kind: 'changed'; ops: JsonPatchOperation[] | null; touched: Map<string, Section> | null; mode: boolean }
+  | { kind: 'unchanged' }
+  | { kind: 'presence'; viewers: number; following: number | undefined }
+  | { kind: 'deleted' }
+  | { kind: 'outOfStep'; reason: string };
+
+/** One board's copy, fed the daemon's messages in order (Tests/vectors/mirror.json). */
+export declare class BoardMirror {
+  constructor(board: string);
+  readonly board: string;
+  state: BoardState | null;
+  epoch: string | null;
+  rev: number | null;
+  /** Where to resume from (`since`), or null for a snapshot. */
+  readonly position: { epoch: string; rev: number } | null;
+  apply(message: { type: string; board?: string; [field: string]: unknown }): MirrorOutcome;
+  clear(): void;
+}
+
+/** RFC 6902: returns the patched document, sharing what the patch did not touch; never changes `doc`. */
+export declare function applyPatch<T = unknown>(doc: T, ops: JsonPatchOperation[]): T;
+
+export declare class PatchError extends Error {
+  constructor(message: string);
+  readonly name: 'PatchError';
+}
+
+/** The reconnect delay in ms after `attempt` failed attempts (Tests/vectors/backoff.json). */
+export declare function backoffDelay(attempt: number, random?: () => number): number;
+export declare const BACKOFF_BASE_MS: 500;
+export declare const BACKOFF_CAP_MS: 10000;
