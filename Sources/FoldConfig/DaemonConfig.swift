@@ -55,6 +55,8 @@ public struct DaemonConfig: Sendable, Equatable {
     public var webRoot = ""
     /// Seconds a graceful shutdown may take before connections are dropped.
     public var shutdownTimeout = 10
+    /// Seconds between heartbeat comments on an event stream.
+    public var streamHeartbeat = 15
 
     // Who may do what (docs/SECURITY.md).
     /// Configured tokens; none means everyone may do everything.

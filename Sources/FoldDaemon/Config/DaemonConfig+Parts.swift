@@ -18,6 +18,7 @@ extension DaemonConfig {
         t.handshakeTimeout = handshakeTimeout
         t.tlsCert = tlsCert
         t.tlsKey = tlsKey
+        t.corsOrigins = allowOrigins
         return t
     }
 
@@ -47,6 +48,7 @@ extension DaemonConfig {
         h.maxActionsPerSecond = maxActionsPerSecond
         h.actionBurst = actionBurst
         h.maxSubscriptions = maxSubscriptions
+        h.streamHeartbeat = Double(streamHeartbeat)
         return h
     }
 }

@@ -21,10 +21,14 @@ extension HubDriver: WebServerDelegate {
     func closed(_ connection: Connection) { report(.closed(id: connection.id)) }
 
     func request(_ r: HTTPRequest) {
-        feed(.http(HubRequest(id: r.id, method: r.method, path: r.path, query: r.query, headers: r.headers, body: r.body)))
+        feed(.http(HubRequest(id: r.id, method: r.method, path: r.path, query: r.query, headers: r.headers, body: r.body, peer: r.peer)))
     }
 
     func drained(_ connection: Connection) { report(.queueDrained(id: connection.id)) }
+
+    func streamDrained(_ id: UInt64) { report(.queueDrained(id: id)) }
+
+    func streamClosed(_ id: UInt64) { report(.closed(id: id)) }
 
     func woken() {
         for event in mailbox.drain() {

@@ -90,6 +90,13 @@ final class HubDriver {
         case .commit(let batch): committer.submit(batch)
         case .probe: committer.probe()
         case .respond(let exchange, let reply): server.respond(exchange, reply)
+        case .openStream(let exchange): server.openStream(exchange)
+        case .streamSend(let ids, let event, let bounded):
+            server.streamSend(event, to: ids, within: bounded ? hub.queueBound : nil) { id in
+                report(.overflowed(id: id, bytes: event.count))
+            }
+        case .streamResync(let id, let events): server.streamResync(id, events)
+        case .endStream(let id, let flush): server.endStream(id, flush: flush)
         case .serveFile(let exchange, let path, let etag): server.respond(exchange, web.serve(path: path, ifNoneMatch: etag))
         case .serveMetrics(let exchange):
             let t = server.counters, w = server.writeCounts

@@ -5,12 +5,18 @@ import FoldHub
 
 /// The dashboard's files, read from the web root and kept in memory with an
 /// ETag. `/` and `/b/NAME` are the page itself; the page finds its board in
-/// the URL. Every answer carries a strict Content-Security-Policy (the page
-/// has no inline script or style).
+/// the URL. `/lib/NAME` is the JavaScript client library, from the `js`
+/// folder beside the web root (a checkout's `clients/js`, the package's
+/// `/usr/share/foldsync/js`): the dashboard imports it, and so may pages of
+/// other origins (`allow-origin`). Every answer carries a strict
+/// Content-Security-Policy (the page has no inline script or style).
 final class StaticFiles {
     let root: String
     /// The root with symlinks resolved, once: served files must resolve inside it.
     let resolvedRoot: String?
+    /// The library's folder, and resolved.
+    let libRoot: String
+    let resolvedLibRoot: String?
     let logger: Logger
     private var cache: [String: (mtime: Date, etag: String, body: [UInt8])] = [:]
 
@@ -24,6 +30,8 @@ final class StaticFiles {
         let found = StaticFiles.locate(root, executable: executable) { FileManager.default.fileExists(atPath: $0 + "/index.html") }
         self.root = found.root
         self.resolvedRoot = StaticFiles.realPath(self.root)
+        self.libRoot = StaticFiles.normalized(self.root + "/../js")
+        self.resolvedLibRoot = StaticFiles.realPath(self.libRoot)
         self.logger = logger
         self.hasPage = FileManager.default.fileExists(atPath: self.root + "/index.html")
         if hasPage {
@@ -38,7 +46,7 @@ final class StaticFiles {
     static let types: [String: String] = [
         "html": "text/html; charset=utf-8", "js": "text/javascript; charset=utf-8", "mjs": "text/javascript; charset=utf-8",
         "css": "text/css; charset=utf-8", "png": "image/png", "svg": "image/svg+xml", "json": "application/json",
-        "ico": "image/x-icon", "txt": "text/plain; charset=utf-8",
+        "ico": "image/x-icon", "txt": "text/plain; charset=utf-8", "ts": "application/typescript; charset=utf-8",
     ]
 
     func serve(path: String, ifNoneMatch: String?) -> HTTPResponse {
@@ -47,27 +55,30 @@ final class StaticFiles {
             guard hasPage else { return missingPage() }
             file = "/index.html"
         }
-        let name = String(file.dropFirst())
+        let inLib = file.hasPrefix("/lib/")
+        let name = String(file.dropFirst(inLib ? 5 : 1))
         guard !name.isEmpty, !name.split(separator: "/").contains(where: { $0 == ".." || $0.hasPrefix(".") }),
               let ext = name.split(separator: ".").last.map(String.init), let type = Self.types[ext] else {
             return notFound(path)
         }
-        let full = root + "/" + name
+        let full = (inLib ? libRoot : root) + "/" + name
         // A symlink may point anywhere: serve only what resolves inside the root.
-        guard let resolved = Self.realPath(full), let base = resolvedRoot, resolved.hasPrefix(base + "/") else {
+        guard let resolved = Self.realPath(full), let base = inLib ? resolvedLibRoot : resolvedRoot, resolved.hasPrefix(base + "/") else {
             return notFound(path)
         }
+        let key = inLib ? "/lib/" + name : name
         guard let attrs = try? FileManager.default.attributesOfItem(atPath: full),
               let mtime = attrs[.modificationDate] as? Date else { return notFound(path) }
-        var entry = cache[name]
+        var entry = cache[key]
         if entry == nil || entry!.mtime != mtime {
             guard let data = FileManager.default.contents(atPath: full) else { return notFound(path) }
             let body = [UInt8](data)
             entry = (mtime, "\"\(Self.fnv(body))\"", body)
-            cache[name] = entry
+            cache[key] = entry
         }
-        let headers = [("etag", entry!.etag), ("cache-control", "no-cache"), ("content-security-policy", Self.csp),
+        var headers = [("etag", entry!.etag), ("cache-control", "no-cache"), ("content-security-policy", Self.csp),
                        ("x-content-type-options", "nosniff"), ("referrer-policy", "no-referrer")]
+        if inLib { headers.append(("vary", "origin")) }
         if ifNoneMatch == entry!.etag {
             return HTTPResponse(status: 304, contentType: type, headers: headers)
         }

@@ -30,7 +30,7 @@ extension Hub {
             let who: Identity?
             switch httpAccess(r, .read, board: nil) {
             case .denied(let denial): return respond(denial)
-            case .allowed(let identity): who = identity
+            case .allowed(let identity, _): who = identity
             }
             let list = boards.values.filter { $0.committed != nil && (who?.allows(.read, board: $0.name) ?? true) }.sorted { $0.name < $1.name }.map { b in
                 HTTPBody.Listing(board: b.name, epoch: b.epoch, rev: b.rev)
@@ -43,7 +43,7 @@ extension Hub {
         case ("PUT", "api/boards/*"):
             switch httpAccess(r, .admin, board: name) {
             case .denied(let denial): return respond(denial)
-            case .allowed(let who): putBoard(name, r, actor: Author(identity: who, session: "http"))
+            case .allowed(let who, _): putBoard(name, r, actor: Author(identity: who, session: "http"))
             }
         case ("DELETE", "api/boards/*"):
             if let denial = httpDenial(r, .admin, board: name) { return respond(denial) }
@@ -51,8 +51,18 @@ extension Hub {
             delete(name, reply: .httpDeleted(exchange: r.id))
         case ("POST", "api/boards/*/actions"):
             postAction(name, r)
+        case ("GET", "api/boards/*/events"):
+            openStream(name, r)
         case ("GET", "api/boards/*/history"):
             readHistory(name, r)
+        case ("OPTIONS", _):
+            // A CORS preflight: what a page of an allowed origin may send
+            // (the transport adds the origin itself, for allowed ones only).
+            respond(HubResponse(status: 204, headers: [
+                ("access-control-allow-methods", "GET, POST, PUT, DELETE"),
+                ("access-control-allow-headers", "authorization, content-type, last-event-id"),
+                ("access-control-max-age", "600"),
+            ]))
         case ("GET", _), ("HEAD", _):
             emit(.serveFile(exchange: r.id, path: r.path, ifNoneMatch: r.headers["if-none-match"]))
         default:
@@ -91,7 +101,7 @@ extension Hub {
         case .success(let request):
             switch httpAccess(r, Permission.required(for: request.action), board: name) {
             case .denied(let denial): emit(.respond(exchange: r.id, denial))
-            case .allowed(let who): perform(request, reply: .httpRev(exchange: r.id), by: nil, actor: Author(identity: who, session: "http"))
+            case .allowed(let who, _): perform(request, reply: .httpRev(exchange: r.id), by: nil, actor: Author(identity: who, session: "http"))
             }
         }
     }

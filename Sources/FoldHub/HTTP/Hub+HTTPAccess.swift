@@ -2,8 +2,8 @@ import FoldCore
 
 /// What an HTTP request's credentials allow.
 enum HTTPAccess {
-    /// Who it proved to be; nil when no token is configured.
-    case allowed(Identity?)
+    /// Who it proved to be (nil when no token is configured), and a JWT's seconds left.
+    case allowed(Identity?, secondsLeft: Double?)
     case denied(HubResponse)
 }
 
@@ -11,21 +11,21 @@ extension Hub {
     /// Who an HTTP request proved to be with `Authorization: Bearer` (nil
     /// when no token is configured), or the refusal (401 or 403).
     func httpAccess(_ r: HubRequest, _ p: Permission, board: String?) -> HTTPAccess {
-        if settings.isOpen { return .allowed(nil) }
+        if settings.isOpen { return .allowed(nil, secondsLeft: nil) }
         guard let secret = r.headers["authorization"].flatMap(Self.bearer) else {
             metrics.authFailures += 1
             return .denied(Self.unauthorized)
         }
-        let who: Identity
+        let who: Identity, left: Double?
         switch prove(secret) {
-        case .proved(let identity, _): who = identity
+        case .proved(let identity, let l): (who, left) = (identity, l)
         case .refused(let refusal): return .denied(Self.unauthorized(refusal))
         case .unknown: return .denied(Self.unauthorized)
         }
         guard who.allows(p, board: board) else {
             return .denied(.error(.forbidden, "\(who.describedAsActor) may not do that\(board.map { " on '\($0)'" } ?? "")"))
         }
-        return .allowed(who)
+        return .allowed(who, secondsLeft: left)
     }
 
     /// 401 for a missing or unknown token, the same for HTTP requests and

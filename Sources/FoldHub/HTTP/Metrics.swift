@@ -20,6 +20,9 @@ public struct Metrics: Sendable {
     public var jwtRefusals: [String: Int] = [:]
     /// Connections closed because their JWT expired.
     public var tokenExpiries = 0
+    /// Event streams opened, and those the daemon ended, by why.
+    public var streamsOpened = 0
+    public var streamsEnded: [String: Int] = [:]
     public var authTimeouts = 0
     /// Commit latency histogram: upper bounds in seconds, and counts per bucket.
     static let bounds: [Double] = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5]

@@ -12,6 +12,8 @@ enum Deadline: Hashable {
     case presence(String)
     /// Ask the store again whether it accepts writes.
     case probe
+    /// A heartbeat comment on every event stream.
+    case heartbeat
     /// A graceful shutdown gives up waiting.
     case shutdown
     /// Tell the service manager's watchdog the loop is alive.

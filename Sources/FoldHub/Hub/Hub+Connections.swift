@@ -66,6 +66,9 @@ extension Hub {
         for name in subscriptions.removeAll(id) { presenceChanged(name) }
         deadlines.remove(.stall(id))
         deadlines.remove(.auth(id))
+        deadlines.remove(.authExpiring(id))
+        deadlines.remove(.tokenExpiry(id))
+        streams.remove(id)
         if s.countedPerIP, let n = connectionsPerIP[s.peerIP] { connectionsPerIP[s.peerIP] = n > 1 ? n - 1 : nil }
         logger.debug("connection \(s.name) closed")
     }

@@ -6,6 +6,7 @@ extension Hub {
             case .auth(let id): authExpired(id)
             case .authExpiring(let id): tokenExpiring(id)
             case .tokenExpiry(let id): tokenExpired(id)
+            case .heartbeat: heartbeat()
             case .stall(let id): stallExpired(id)
             case .presence(let board): presenceDue(board)
             case .probe: emit(.probe)

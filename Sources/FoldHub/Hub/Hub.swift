@@ -17,6 +17,8 @@ public final class Hub {
 
     var boards: [String: BoardState] = [:]
     var sessions: [UInt64: Session] = [:]
+    /// The sessions that are event streams (`Hub+Streams`), for the one check each effect pays.
+    var streams: Set<UInt64> = []
     var subscriptions = Subscriptions()
     var pipeline = CommitPipeline()
     var deadlines = Deadlines()
@@ -95,7 +97,13 @@ public final class Hub {
         return effects
     }
 
-    func emit(_ effect: HubEffect) { out.append(effect) }
+    func emit(_ effect: HubEffect) {
+        if !streams.isEmpty, let routed = routedToStreams(effect) {
+            out.append(contentsOf: routed)
+            return
+        }
+        out.append(effect)
+    }
 
     /// Sets a deadline, asking for a wake-up when it is the earliest.
     func arm(_ d: Deadline, at t: Instant) {

@@ -21,6 +21,14 @@ public enum HubEffect {
     /// Ask the store whether it accepts writes again; answer with `committed(.probed)`.
     case probe
     case respond(exchange: UInt64, HubResponse)
+    /// Answer the exchange with an event stream that stays open (`text/event-stream`).
+    case openStream(exchange: UInt64)
+    /// Queue one event, framed once, on each stream; `bounded`: as `fanOut`, within each queue's bound.
+    case streamSend(ids: [UInt64], event: [UInt8], bounded: Bool)
+    /// Drop what a stream has queued, then queue these (snapshots); report when they are out.
+    case streamResync(id: UInt64, events: [[UInt8]])
+    /// End a stream, after what is queued when `flush`.
+    case endStream(id: UInt64, flush: Bool)
     /// Answer with the dashboard file at `path` (the driver reads files).
     case serveFile(exchange: UInt64, path: String, ifNoneMatch: String?)
     /// Answer with `Hub.metricsText`, which needs the transport's own counters.

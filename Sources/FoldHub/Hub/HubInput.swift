@@ -49,8 +49,11 @@ public struct HubRequest: Sendable {
     /// Lower-cased header names.
     public var headers: [String: String]
     public var body: [UInt8]
+    /// The peer's address (an event stream counts against `max-connections-per-ip`).
+    public var peer: String
 
-    public init(id: UInt64, method: String, path: String, query: String = "", headers: [String: String] = [:], body: [UInt8] = []) {
+    public init(id: UInt64, method: String, path: String, query: String = "", headers: [String: String] = [:], body: [UInt8] = [], peer: String = "") {
+        self.peer = peer
         self.id = id
         self.method = method
         self.path = path

@@ -47,6 +47,8 @@ public struct HubSettings: Sendable, Equatable {
     public var maxActionsPerSecond = 100
     public var actionBurst = 200
     public var maxSubscriptions = 100
+    /// Seconds between heartbeat comments on event streams.
+    public var streamHeartbeat = 15.0
 
     public init() {}
 

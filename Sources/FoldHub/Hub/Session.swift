@@ -19,6 +19,8 @@ final class Session {
     var countedPerIP = false
     /// False once the client said it browses on its own (`view`); counted in `presence`.
     var following = true
+    /// The board of an event stream (`GET /api/boards/NAME/events`); nil for a WebSocket.
+    var stream: String?
 
     init(id: UInt64, peer: String, burst: Int, now: Instant) {
         self.id = id

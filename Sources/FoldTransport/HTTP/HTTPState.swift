@@ -15,6 +15,8 @@ final class HTTPState {
     var bodyOffset = 0
     /// The body was refused unread, so the connection cannot carry another request.
     var closeAfter = false
+    /// Set when the answer is an event stream (`openStream`): what it has queued.
+    var stream: StreamOut?
 
     init(id: UInt64, wsi: OpaquePointer, method: String, path: String, query: String, headers: [String: String], peer: String) {
         self.id = id

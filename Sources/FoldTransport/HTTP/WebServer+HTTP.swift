@@ -49,6 +49,7 @@ extension WebServer {
 
     /// Headers in one callback, then the body in chunks, one write per callback.
     func httpWrite(_ s: HTTPState) -> CallbackResult {
+        if s.stream != nil { return streamWrite(s) }
         guard let r = s.response else { return .proceed }
         let pre = Int(fs_lws_pre())
         let start = (scratch + pre).assumingMemoryBound(to: UInt8.self)
@@ -58,7 +59,7 @@ extension WebServer {
             if lws_add_http_common_headers(s.wsi, UInt32(r.status), r.contentType, lws_filepos_t(r.body.count), &p, end) != 0 {
                 return .hangUp
             }
-            var extra = r.headers
+            var extra = r.headers + corsHeaders(s)
             if s.closeAfter { extra.append(("connection", "close")) }
             for (name, value) in extra {
                 let key = Array((name.lowercased() + ":").utf8) + [0]
@@ -92,6 +93,14 @@ extension WebServer {
         exchanges[s.id] = nil
         if s.closeAfter { return .hangUp }
         return .hangUp(ifFailed: lws_http_transaction_completed(s.wsi))
+    }
+
+    /// CORS for a page of an allowed origin: the origin echoed, never `*`
+    /// (the answers may depend on the token the page sends). API answers are
+    /// `no-store`; the library's files say `vary: origin` themselves.
+    func corsHeaders(_ s: HTTPState) -> [(String, String)] {
+        guard let origin = s.headers["origin"], config.corsOrigins.contains(origin) else { return [] }
+        return [("access-control-allow-origin", origin)]
     }
 
     /// The contract's error body (`ErrorBody`, as the HTTP API answers),

@@ -21,12 +21,28 @@ enum Headers {
         return cString(buf)
     }
 
+    /// Headers lws has no token for, read by name (lws keeps them as "custom" headers).
+    static let wantedByName = ["last-event-id"]
+
     static func all(_ wsi: OpaquePointer) -> [String: String] {
         var out: [String: String] = [:]
         for (name, token) in wanted {
             if let v = read(wsi, token) { out[name] = v }
         }
+        for name in wantedByName {
+            if let v = custom(wsi, name) { out[name] = v }
+        }
         return out
+    }
+
+    /// A header by name, `name:` as lws stores it (any case on the wire).
+    static func custom(_ wsi: OpaquePointer, _ name: String) -> String? {
+        let key = name + ":"
+        let n = Int(lws_hdr_custom_length(wsi, key, Int32(key.utf8.count)))
+        guard n > 0, n < 1024 else { return nil }
+        var buf = [CChar](repeating: 0, count: n + 1)
+        guard lws_hdr_custom_copy(wsi, &buf, Int32(n + 1), key, Int32(key.utf8.count)) >= 0 else { return nil }
+        return cString(buf)
     }
 
     /// The query string: lws keeps each `&`-separated argument as a fragment.

@@ -92,7 +92,9 @@ private func dispatch(
         guard let pss, let s = server.exchanges[pss.pointee.id] else { return .proceed }
         return server.httpWrite(s)
     case LWS_CALLBACK_HTTP_DROP_PROTOCOL, LWS_CALLBACK_CLOSED_HTTP:
-        if let pss { server.exchanges[pss.pointee.id] = nil }
+        if let pss, let s = server.exchanges.removeValue(forKey: pss.pointee.id), s.stream != nil {
+            server.delegate?.streamClosed(s.id)
+        }
         return dummy()
     default:
         return dummy()

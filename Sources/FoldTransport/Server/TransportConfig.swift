@@ -33,6 +33,10 @@ public struct TransportConfig: Sendable {
     /// PEM certificate and key: when both are set the port serves https:// and wss://.
     public var tlsCert = ""
     public var tlsKey = ""
+    /// Other origins whose pages may read HTTP answers (`allow-origin`):
+    /// a request whose `Origin` is one of them gets it back in
+    /// `access-control-allow-origin` (CORS), on every answer and stream.
+    public var corsOrigins: [String] = []
 
     public var tls: Bool { !tlsCert.isEmpty && !tlsKey.isEmpty }
 

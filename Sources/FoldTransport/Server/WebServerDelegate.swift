@@ -19,4 +19,8 @@ public protocol WebServerDelegate: AnyObject {
     func woken()
     /// A connection's queue emptied after `discardQueued` (a resync): the peer reads again.
     func drained(_ connection: Connection)
+    /// An event stream's queue emptied after `streamResync`.
+    func streamDrained(_ id: UInt64)
+    /// An event stream ended: the peer went, or the stream was ended.
+    func streamClosed(_ id: UInt64)
 }
