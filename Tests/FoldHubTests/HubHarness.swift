@@ -15,6 +15,9 @@ final class HubHarness {
     var queues: [UInt64: [[UInt8]]] = [:]
     var closes: [UInt64: (code: CloseCode, reason: String)] = [:]
     var responses: [UInt64: HubResponse] = [:]
+    /// Events queued on each event stream, and the streams ended.
+    var streamed: [UInt64: [[UInt8]]] = [:]
+    var endedStreams: Set<UInt64> = []
     /// Batches handed to the store, not yet answered.
     var commits: [SealedBatch] = []
     var probes = 0
@@ -76,6 +79,11 @@ final class HubHarness {
         case .sharePresence(let board, let count): shared.append("\(board) \(count.viewers)")
         case .readHistory(let r):
             if holdReads { heldReads.append(r) } else { answer(r) }
+        case .openStream(let x): responses[x] = HubResponse(status: 200, contentType: "text/event-stream")
+        case .streamSend(let ids, let event, _):
+            for id in ids where !endedStreams.contains(id) { streamed[id, default: []].append(event) }
+        case .streamResync(let id, let events): streamed[id] = events
+        case .endStream(let id, _): endedStreams.insert(id)
         case .wakeAt, .stopAccepting, .stopServer: break
         }
     }
