@@ -18,7 +18,7 @@ PACKAGE_TOOLS = debhelper dpkg-dev lintian debootstrap binutils curl python3 uti
 LISTEN ?= 127.0.0.1:7681
 DB ?= ./foldsync.db
 
-.PHONY: python-client-test jwt-venv deps test-deps package-deps build release static deb package-test run test fuzz sanitize-core bench-core web-test web-unit strict-client-test bench-smoke cluster-viewers-test clean install uninstall
+.PHONY: js-client-test python-client-test jwt-venv deps test-deps package-deps build release static deb package-test run test fuzz sanitize-core bench-core web-test web-unit strict-client-test bench-smoke cluster-viewers-test clean install uninstall
 
 # Installs the C libraries (Debian packages) when any is missing.
 deps:
@@ -73,6 +73,7 @@ test: test-deps jwt-venv
 	$(MAKE) cluster-viewers-test
 	$(MAKE) strict-client-test
 	$(MAKE) python-client-test
+	$(MAKE) js-client-test
 	$(MAKE) web-test
 	$(MAKE) package-test
 
@@ -80,6 +81,11 @@ test: test-deps jwt-venv
 # websockets into .build/py-client-venv).
 python-client-test:
 	clients/python/run-tests.sh
+
+# The JavaScript client library against the real daemon (node's own test
+# runner; Node 20 needs --experimental-websocket, which run.sh passes).
+js-client-test:
+	Tests/js-client/run.sh
 
 # PyJWT and cryptography, for the live JWT tests' tokens (Tests/jwt/mint.py):
 # an implementation that is not ours signs what the daemon verifies.
