@@ -77,8 +77,8 @@ test: test-deps jwt-venv
 	$(MAKE) web-test
 	$(MAKE) package-test
 
-# The Python client library against the real daemon (pip installs
-# websockets into .build/py-client-venv).
+# The Python client library against the real daemon, under pytest (pip
+# installs websockets and pytest into .build/py-client-venv).
 python-client-test:
 	clients/python/run-tests.sh
 

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The Python client's tests against a real foldsyncd: installs ./clients/python
-# (not editable: proves the package installs) into .build/py-client-venv and
-# runs clients/python/tests with that venv's python. Builds nothing: the
-# daemon is $FOLDSYNCD, else .build/debug/foldsyncd. Exit status non-zero on
-# any failure.
+# (not editable: proves the package installs) and pytest into
+# .build/py-client-venv and runs pytest on clients/python/tests with that
+# venv's python; arguments go to pytest. Builds nothing: the daemon is
+# $FOLDSYNCD, else .build/debug/foldsyncd. Exit status non-zero on any failure.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ROOT=$PWD
@@ -19,8 +19,10 @@ VENV=$ROOT/.build/py-client-venv
 rm -rf clients/python/build clients/python/src/foldsync.egg-info
 # --force-reinstall: the same version number must still pick up changed sources.
 "$VENV/bin/pip" install --quiet --disable-pip-version-check --force-reinstall --no-deps ./clients/python
-"$VENV/bin/pip" install --quiet --disable-pip-version-check ./clients/python
+"$VENV/bin/pip" install --quiet --disable-pip-version-check ./clients/python 'pytest>=7'
 rm -rf clients/python/build clients/python/src/foldsync.egg-info
-# Run from the tests folder so that `import foldsync` can only find the installed copy.
+# Run from the tests folder so that `import foldsync` can only find the
+# installed copy (conftest.py checks). No cache: nothing written into the tree.
+# faulthandler_timeout: a test stuck past it prints every thread's stack.
 cd clients/python/tests
-exec "$VENV/bin/python" run_all.py
+exec "$VENV/bin/python" -m pytest -q -p no:cacheprovider -o faulthandler_timeout=120 "$@" .

@@ -90,6 +90,21 @@ class Daemon:
                 self.proc.kill()
                 self.proc.wait()
 
+    def restart(self) -> None:
+        """SIGTERM (the daemon closes every connection with 1001), then the
+        same port and store again."""
+        self.stop()
+        self.start()
+
+    def metric(self, name: str) -> float:
+        """One unlabelled sample of /metrics (public while no tokens are set)."""
+        req = urllib.request.Request(f"http://127.0.0.1:{self.port}/metrics")
+        with urllib.request.urlopen(req, timeout=10) as r:
+            text = r.read().decode()
+        m = re.search(rf"^{re.escape(name)} (\S+)$", text, re.M)
+        assert m, f"no {name} in /metrics"
+        return float(m.group(1))
+
     def remove(self) -> None:
         self.stop()
         shutil.rmtree(self.tmp, ignore_errors=True)
@@ -185,6 +200,15 @@ class DaemonCase(unittest.IsolatedAsyncioTestCase):
                 return value
             await asyncio.sleep(0.05)
         self.fail(f"timed out after {timeout} s waiting for {what}")
+
+    async def holds(self, what: str, check: Callable[[], Any], seconds: float) -> None:
+        """Fails as soon as `check` stops holding, within `seconds`: the
+        length of an observation, not a wait for something to happen."""
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            if not check():
+                self.fail(f"{what} stopped holding")
+            await asyncio.sleep(0.05)
 
     async def next_of(self, stream: AsyncIterator[Any], timeout: float = 10.0) -> Any:
         return await asyncio.wait_for(stream.__anext__(), timeout)

@@ -3,17 +3,13 @@ a JWT refreshed in band on `authExpiring`."""
 from __future__ import annotations
 
 import asyncio
-import base64
-import hashlib
-import hmac
-import json
 import os
-import secrets
 import time
-from typing import Any, Dict, List
+from typing import List
 
 import foldsync
 from harness import DaemonCase, DaemonExited, hash_token
+from jwt_tokens import key_file, mint_jwt
 
 SECRET = "py-client-secret"
 
@@ -70,27 +66,12 @@ class StaticTokenTests(DaemonCase):
         self.assertEqual(len(calls), before + 1)
 
 
-def b64url(data: bytes) -> str:
-    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
-
-
-def mint_jwt(key: bytes, lifetime: float) -> str:
-    header = {"alg": "HS256", "typ": "JWT"}
-    claims: Dict[str, Any] = {"sub": "py", "exp": int(time.time() + lifetime),
-                              "foldsync": {"*": ["read", "fold", "edit", "admin"]}}
-    signing = f"{b64url(json.dumps(header).encode())}.{b64url(json.dumps(claims).encode())}"
-    mac = hmac.new(key, signing.encode(), hashlib.sha256).digest()
-    return f"{signing}.{b64url(mac)}"
-
-
 class JWTTests(DaemonCase):
     async def asyncSetUp(self) -> None:
-        self.key = secrets.token_hex(24).encode()  # 48 bytes
-        self.keyfile = os.path.join(os.environ.get("TMPDIR", "/tmp"), f"foldsync-py-jwt-{os.getpid()}.key")
-        with open(self.keyfile, "wb") as f:
-            f.write(self.key)
+        self.key, self.keyfile = key_file()
         self.addCleanup(os.remove, self.keyfile)
-        self.daemon_args = ("--jwt-key", f"HS256:{self.keyfile}", "--jwt-refresh-before", "2")
+        # No leeway: without the renewal the connection would end at the first token's exp.
+        self.daemon_args = ("--jwt-key", f"HS256:{self.keyfile}", "--jwt-refresh-before", "2", "--jwt-leeway", "0")
         self.unsupported = None
         try:
             await super().asyncSetUp()

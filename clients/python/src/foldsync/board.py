@@ -57,34 +57,38 @@ class Board:
 
     # ---- actions: each resolves with the rev of its ack ----
 
-    async def act(self, action: Dict[str, Any]) -> int:
-        """Any action (`{"type": "setTitle", "section": ..., "title": ...}`); `board` is filled in."""
-        return await self._client._act(dict(action, board=self.name))
+    async def act(self, action: Dict[str, Any], *, if_rev: Optional[int] = None) -> int:
+        """Any action (`{"type": "setTitle", "section": ..., "title": ...}`); `board` is filled in.
+        With `if_rev` the daemon refuses it (`conflict`) unless the board is at exactly that rev."""
+        message = dict(action, board=self.name)
+        if if_rev is not None:
+            message["ifRev"] = if_rev
+        return await self._client._act(message)
 
-    async def toggle(self, section: str) -> int:
-        return await self.act({"type": "toggle", "section": section})
+    async def toggle(self, section: str, *, if_rev: Optional[int] = None) -> int:
+        return await self.act({"type": "toggle", "section": section}, if_rev=if_rev)
 
-    async def expand(self, section: str) -> int:
-        return await self.act({"type": "expand", "section": section})
+    async def expand(self, section: str, *, if_rev: Optional[int] = None) -> int:
+        return await self.act({"type": "expand", "section": section}, if_rev=if_rev)
 
-    async def collapse(self, section: str) -> int:
-        return await self.act({"type": "collapse", "section": section})
+    async def collapse(self, section: str, *, if_rev: Optional[int] = None) -> int:
+        return await self.act({"type": "collapse", "section": section}, if_rev=if_rev)
 
-    async def expand_all(self) -> int:
-        return await self.act({"type": "expandAll"})
+    async def expand_all(self, *, if_rev: Optional[int] = None) -> int:
+        return await self.act({"type": "expandAll"}, if_rev=if_rev)
 
-    async def collapse_all(self) -> int:
-        return await self.act({"type": "collapseAll"})
+    async def collapse_all(self, *, if_rev: Optional[int] = None) -> int:
+        return await self.act({"type": "collapseAll"}, if_rev=if_rev)
 
-    async def focus(self, section: str, item: int) -> int:
-        return await self.act({"type": "focus", "section": section, "item": item})
+    async def focus(self, section: str, item: int, *, if_rev: Optional[int] = None) -> int:
+        return await self.act({"type": "focus", "section": section, "item": item}, if_rev=if_rev)
 
-    async def clear_focus(self) -> int:
-        return await self.act({"type": "clearFocus"})
+    async def clear_focus(self, *, if_rev: Optional[int] = None) -> int:
+        return await self.act({"type": "clearFocus"}, if_rev=if_rev)
 
-    async def revert(self, rev: int) -> int:
+    async def revert(self, rev: int, *, if_rev: Optional[int] = None) -> int:
         """Undoes the change that made `rev`, as a new change."""
-        return await self.act({"type": "revert", "rev": rev})
+        return await self.act({"type": "revert", "rev": rev}, if_rev=if_rev)
 
     async def history(self, *, since: Optional[int] = None, before: Optional[int] = None,
                       limit: Optional[int] = None) -> Dict[str, Any]:

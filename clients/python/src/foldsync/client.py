@@ -14,7 +14,7 @@ from .backoff import Backoff
 from .board import Board
 from .errors import CLOSED as CLOSED_CODE
 from .errors import DISCONNECTED as DISCONNECTED_CODE
-from .errors import FoldError
+from .errors import RATE_LIMITED, FoldError
 from .feed import Feed, Stream
 from .handshake import Refused, open_socket
 from .history import fetch_history
@@ -192,7 +192,9 @@ class Client:
                 self._pending.resolve(m.get("id"), rev)
         elif kind == "error":
             error = FoldError(str(m.get("code")), str(m.get("message", "")), m.get("board"))
-            if not self._pending.reject(m.get("id"), error) and m.get("board") in self._boards:
+            if error.code == RATE_LIMITED and m.get("id") is None and m.get("board") is None:
+                self._pending.reject_unnamed(error)  # refused before it was read: no id (pending.py)
+            elif not self._pending.reject(m.get("id"), error) and m.get("board") in self._boards:
                 self._boards[m["board"]].refused(error)
         elif kind == "authenticated":
             self.identity = m

@@ -3,10 +3,11 @@ from __future__ import annotations
 
 from typing import Optional
 
-# Client-side codes, beside the protocol's (bad_request, not_found, conflict,
+# Client-side codes, beside the protocol's (bad_request, unknown_type, not_found, conflict,
 # invalid, forbidden, too_large, rate_limited, internal, unavailable):
 DISCONNECTED = "disconnected"  # the connection dropped before the answer came
 CLOSED = "closed"              # the client was closed
+RATE_LIMITED = "rate_limited"  # the protocol's, named: it is the one refusal that carries no id
 
 
 class FoldError(Exception):

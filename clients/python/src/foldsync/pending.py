@@ -1,9 +1,18 @@
-"""Actions awaiting their `ack` or `error`, matched by the `id` we sent."""
+"""Actions awaiting their `ack` or `error`, matched by the `id` we sent.
+
+One refusal comes without an id: `rate_limited`, which the daemon decides
+before it reads the message. It is matched by order instead. The daemon
+sends a connection its acks in the order the actions were sent, so when an
+ack arrives, an action sent before it that is still unanswered was refused
+without an id; and once as many such refusals are held as actions wait, they
+are all refused. (A `view`, `auth` or `subscribe` refused for the rate while
+actions wait is indistinguishable from an action's refusal: one of those
+actions may then be reported `rate_limited` though it was committed.)"""
 from __future__ import annotations
 
 import asyncio
 import itertools
-from typing import Dict, Tuple
+from typing import Dict, List, Tuple
 
 from .errors import FoldError
 
@@ -11,7 +20,9 @@ from .errors import FoldError
 class Pending:
     def __init__(self) -> None:
         self._ids = itertools.count(1)
+        # Insertion order is the order sent: each id is opened just before its send.
         self._waiting: Dict[str, "asyncio.Future[int]"] = {}
+        self._unclaimed: List[FoldError] = []  # id-less refusals not matched yet
 
     def open(self) -> Tuple[str, "asyncio.Future[int]"]:
         action_id = f"py{next(self._ids)}"
@@ -20,9 +31,16 @@ class Pending:
         return action_id, fut
 
     def resolve(self, action_id: object, rev: int) -> None:
-        fut = self._waiting.pop(action_id, None) if isinstance(action_id, str) else None
-        if fut is not None and not fut.done():
+        if not isinstance(action_id, str) or action_id not in self._waiting:
+            return
+        for earlier in list(self._waiting):
+            if earlier == action_id or not self._unclaimed:
+                break
+            self._settle(earlier, self._unclaimed.pop(0))
+        fut = self._waiting.pop(action_id)
+        if not fut.done():
             fut.set_result(rev)
+        self._claim_all()
 
     def reject(self, action_id: object, error: FoldError) -> bool:
         fut = self._waiting.pop(action_id, None) if isinstance(action_id, str) else None
@@ -30,10 +48,29 @@ class Pending:
             return False
         if not fut.done():
             fut.set_exception(error)
+        self._claim_all()
         return True
+
+    def reject_unnamed(self, error: FoldError) -> None:
+        """A refusal without an id (`rate_limited`)."""
+        if self._waiting:  # else it answered a message that was not an action
+            self._unclaimed.append(error)
+            self._claim_all()
 
     def reject_all(self, code: str, message: str) -> None:
         waiting, self._waiting = self._waiting, {}
+        self._unclaimed.clear()
         for fut in waiting.values():
             if not fut.done():
                 fut.set_exception(FoldError(code, message))
+
+    def _claim_all(self) -> None:
+        if self._unclaimed and len(self._unclaimed) >= len(self._waiting):
+            for action_id in list(self._waiting):
+                self._settle(action_id, self._unclaimed.pop(0))
+            self._unclaimed.clear()
+
+    def _settle(self, action_id: str, error: FoldError) -> None:
+        fut = self._waiting.pop(action_id)
+        if not fut.done():
+            fut.set_exception(error)
