@@ -20,6 +20,8 @@ let package = Package(
         .executable(name: "foldsyncd", targets: ["foldsyncd"]),
         .executable(name: "foldsync", targets: ["foldsync"]),
         .executable(name: "foldsync-bench", targets: ["foldsync-bench"]),
+        // For other SwiftPM packages on Linux: a board in your own program (docs/CLIENTS.md).
+        .library(name: "FoldSyncClient", targets: ["FoldSyncClient"]),
     ],
     targets: [
         .systemLibrary(
@@ -59,6 +61,7 @@ let package = Package(
         // FoldTransport's libwebsockets client with `--client lws`.
         .executableTarget(name: "foldsync-bench", dependencies: ["FoldCore", "FoldSystem", "FoldTransport", "CBenchLinux"]),
         .target(name: "FoldClient", dependencies: ["FoldCore", "CTerminal"]),
+        .target(name: "FoldSyncClient", dependencies: ["FoldCore", "FoldSystem", "FoldClient", "FoldTransport", "FoldMailbox"]),
         .executableTarget(name: "foldsync", dependencies: ["FoldCore", "FoldSystem", "FoldClient", "FoldTransport", "FoldMailbox", "CTerminal"]),
         // The one daemon launcher every live test target uses (a library, not tests).
         .target(name: "FoldTestSupport", path: "Tests/FoldTestSupport"),
@@ -73,6 +76,7 @@ let package = Package(
         .testTarget(name: "FoldPostgresTests", dependencies: ["FoldCore", "FoldPostgres", "PostgresTestSupport"]),
         .testTarget(name: "FoldTransportTests", dependencies: ["FoldTransport"]),
         .testTarget(name: "FoldClientTests", dependencies: ["FoldCore", "FoldClient", "FoldTransport"]),
+        .testTarget(name: "FoldSyncClientTests", dependencies: ["FoldCore", "FoldSyncClient", "FoldTestSupport"]),
         .testTarget(name: "FoldsyncCLITests", dependencies: ["FoldClient", "FoldTestSupport", "PostgresTestSupport"]),
     ]
 )

@@ -14,7 +14,6 @@ public enum ClientRequest {
         JSON.object(["type": .string("unsubscribe"), "board": .string(board)]).encoded()
     }
 
-    /// An extension: whether this connection follows the board or browses.
     /// A token presented in band: the first, or a fresh one after `authExpiring`.
     public static func auth(token: String) -> [UInt8] {
         var o = JSONObject()
@@ -23,6 +22,7 @@ public enum ClientRequest {
         return JSON.object(o).encoded()
     }
 
+    /// An extension: whether this connection follows the board or browses.
     public static func view(following: Bool) -> [UInt8] {
         JSON.object(["type": .string("view"), "following": .bool(following)]).encoded()
     }

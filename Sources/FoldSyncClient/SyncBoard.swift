@@ -1,0 +1,66 @@
+import FoldCore
+import FoldSystem
+
+/// One subscribed board: its mirror (always equal to `GET` at `rev`), the
+/// stream of its changes, and its actions, each answered with the rev of
+/// its `ack` or a `SyncError`. Readable from any thread; the service thread
+/// writes it.
+public final class SyncBoard: @unchecked Sendable {
+    public let name: String
+    let client: FoldSyncClient
+    private let mirror = Locked<(state: JSON?, position: Position?)>((nil, nil))
+    private let listeners = Locked<[UInt64: AsyncStream<BoardChange>.Continuation]>([:])
+    private let nextListener = Locked<UInt64>(0)
+
+    init(name: String, client: FoldSyncClient) {
+        self.name = name
+        self.client = client
+    }
+
+    /// The board document; nil before the first snapshot and after a delete.
+    public var state: JSON? { mirror.withLock { $0.state } }
+    public var rev: Int? { mirror.withLock { $0.position?.rev } }
+    public var epoch: String? { mirror.withLock { $0.position?.epoch } }
+    /// The last `presence`: connections watching the board, and how many follow it.
+    public var viewers: Int? { presence.withLock { $0.viewers } }
+    public var following: Int? { presence.withLock { $0.following } }
+    private let presence = Locked<(viewers: Int?, following: Int?)>((nil, nil))
+
+    /// Every change from now on, in rev order.
+    public func changes() -> AsyncStream<BoardChange> {
+        AsyncStream { continuation in
+            let id = nextListener.withLock { n in n += 1; return n }
+            listeners.withLock { $0[id] = continuation }
+            continuation.onTermination = { [weak self] _ in self?.listeners.withLock { $0[id] = nil } }
+        }
+    }
+
+    /// Any action on this board; the rev after its `ack`.
+    @discardableResult
+    public func act(_ action: Action, ifRev: Int? = nil) async throws -> Int {
+        try await client.perform(action, on: name, ifRev: ifRev)
+    }
+
+    @discardableResult public func toggle(_ section: String) async throws -> Int { try await act(.toggle(section: section)) }
+    @discardableResult public func expand(_ section: String) async throws -> Int { try await act(.expand(section: section)) }
+    @discardableResult public func collapse(_ section: String) async throws -> Int { try await act(.collapse(section: section)) }
+    @discardableResult public func expandAll() async throws -> Int { try await act(.expandAll) }
+    @discardableResult public func collapseAll() async throws -> Int { try await act(.collapseAll) }
+    @discardableResult public func focus(_ section: String, item: Int) async throws -> Int { try await act(.focus(section: section, item: item)) }
+    @discardableResult public func clearFocus() async throws -> Int { try await act(.clearFocus) }
+    @discardableResult public func revert(_ rev: Int) async throws -> Int { try await act(.revert(rev: rev)) }
+
+    // Service thread.
+
+    func update(state: JSON?, position: Position?) { mirror.withLock { $0 = (state, position) } }
+
+    func update(viewers: Int?, following: Int?) { presence.withLock { $0 = (viewers, following) } }
+
+    func publish(_ change: BoardChange) {
+        for c in listeners.withLock({ Array($0.values) }) { c.yield(change) }
+    }
+
+    func finish() {
+        for c in listeners.withLock({ Array($0.values) }) { c.finish() }
+    }
+}

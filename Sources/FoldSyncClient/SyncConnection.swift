@@ -1,0 +1,231 @@
+import FoldClient
+import FoldCore
+import FoldTransport
+
+/// The service-thread side of `FoldSyncClient`: one WebSocket at a time,
+/// the mirrors of the subscribed boards, the actions waiting for their
+/// answer, and reconnection. Every method runs on the client's service
+/// thread (lws' contract); callers' threads reach it through the mailbox.
+final class SyncConnection: WebClientDelegate {
+    unowned var owner: FoldSyncClient!
+
+    /// One subscribed board, its mirror, and who waits for its first snapshot.
+    final class Entry {
+        let board: SyncBoard
+        var mirror: BoardMirror
+        var waiting: [CheckedContinuation<SyncBoard, Error>] = []
+        /// A subscribe was sent and not answered yet: a snapshot answering it
+        /// with the same epoch means the history no longer held our position.
+        var subscribing = false
+        /// The board was deleted: the next snapshot starts a new epoch.
+        var deleted = false
+
+        init(board: SyncBoard) {
+            self.board = board
+            mirror = BoardMirror(board: board.name)
+        }
+    }
+
+    private var socket: ClientSocket?
+    private var connected = false
+    private var backoff = Backoff(base: 0.5, cap: 10)
+    private var entries: [String: Entry] = [:]
+    private var pending: [String: CheckedContinuation<Int, Error>] = [:]
+    private var nextID = 1
+    private var following = true
+    private var closing = false
+
+    private var client: WebClient { owner.client }
+
+    func begin() { connect() }
+
+    private func connect() {
+        guard !closing else { return }
+        owner.setState(.connecting)
+        switch owner.token {
+        case .none: open(token: nil)
+        case .value(let t): open(token: t)
+        case .provider(let fresh): askToken(fresh, refresh: false)
+        }
+    }
+
+    /// Runs the provider off the service thread; the answer comes back as a command.
+    private func askToken(_ fresh: @escaping @Sendable () async throws -> String, refresh: Bool) {
+        let mailbox = owner.mailbox
+        Task {
+            do {
+                mailbox.post(.token(try await fresh(), why: nil, refresh: refresh))
+            } catch {
+                mailbox.post(.token(nil, why: "the token function failed: \(error)", refresh: refresh))
+            }
+        }
+    }
+
+    private func open(token: String?) {
+        guard !closing else { return }
+        connected = false
+        // The token as a header: a JWT is too long for the subprotocol offer.
+        socket = client.connect(owner.endpoint, subprotocols: ["foldsync.v1"],
+                                headers: token.map { [("Authorization", "Bearer \($0)")] } ?? [])
+    }
+
+    private func send(_ bytes: [UInt8]) { socket?.send(bytes) }
+
+    // MARK: WebClientDelegate
+
+    func opened(_ s: ClientSocket) {}
+
+    func received(_ s: ClientSocket, _ message: [UInt8]) {
+        guard s === socket, let event = ServerEvent.decode(message) else { return }
+        switch event {
+        case .hello:
+            connected = true
+            backoff.reset()
+            owner.setState(.connected)
+            if !following { send(ClientRequest.view(following: false)) }
+            for (name, e) in entries.sorted(by: { $0.key < $1.key }) {
+                e.subscribing = true
+                send(ClientRequest.subscribe(board: name, since: e.mirror.position))
+            }
+        case .authExpiring:
+            if case .provider(let fresh) = owner.token { askToken(fresh, refresh: true) }
+        case .ack(let id, _, let rev):
+            if let id, let c = pending.removeValue(forKey: id) { c.resume(returning: rev ?? 0) }
+        case .error(let code, let text, let id, let board):
+            if let id, let c = pending.removeValue(forKey: id) {
+                c.resume(throwing: SyncError(code: code, message: text))
+            } else if let board, let e = entries[board], id == nil {
+                // A subscription refused or ended (not_found, forbidden): whoever waits for it hears why.
+                let waiting = e.waiting
+                e.waiting = []
+                if e.mirror.position == nil { entries[board] = nil }
+                for c in waiting { c.resume(throwing: SyncError(code: code, message: text)) }
+            }
+        case .snapshot, .patch, .presence, .deleted:
+            guard let name = event.board, let e = entries[name] else { return }
+            apply(event, to: e)
+        case .other:
+            break
+        }
+    }
+
+    private func apply(_ event: ServerEvent, to e: Entry) {
+        let had = e.mirror.position
+        switch e.mirror.apply(event) {
+        case .changed:
+            guard let state = e.mirror.state, let p = e.mirror.position else { return }
+            e.board.update(state: state, position: p)
+            if case .snapshot = event {
+                var reason: String?
+                if had != nil || e.deleted {
+                    if e.deleted || had?.epoch != p.epoch { reason = "epoch" } else if e.subscribing { reason = "pruned" } else { reason = "lagging" }
+                }
+                // An unasked-for snapshot: acks queued behind it were dropped (guarantee 2).
+                if reason == "lagging" { failPending("resynced", "the daemon resynchronised this connection; the action's outcome is unknown") }
+                e.deleted = false
+                e.subscribing = false
+                e.board.publish(BoardChange(rev: p.rev, epoch: p.epoch, ops: nil, state: state, resynced: reason != nil, reason: reason))
+                let waiting = e.waiting
+                e.waiting = []
+                for c in waiting { c.resume(returning: e.board) }
+            } else if case .patch(_, _, let ops, _) = event {
+                e.subscribing = false
+                e.board.publish(BoardChange(rev: p.rev, epoch: p.epoch, ops: ops, state: state, resynced: false, reason: nil))
+            }
+        case .deleted:
+            e.deleted = true
+            e.board.update(state: nil, position: e.mirror.position)
+        case .outOfStep:
+            e.subscribing = false
+            send(ClientRequest.subscribe(board: e.board.name, since: nil))
+        case .presence:
+            e.board.update(viewers: e.mirror.viewers, following: e.mirror.following)
+        case .unchanged:
+            break
+        }
+    }
+
+    func closed(_ s: ClientSocket, _ reason: ClientCloseReason) {
+        guard s === socket else { return }
+        socket = nil
+        connected = false
+        failPending("disconnected", "the connection was lost (\(reason)); the action's outcome is unknown")
+        if case .refused(let status) = reason, status == 401 || status == 403 {
+            // Whoever waits for a first snapshot hears the refusal now, not after a retry that will be refused too.
+            for e in entries.values where !e.waiting.isEmpty {
+                let waiting = e.waiting
+                e.waiting = []
+                for c in waiting { c.resume(throwing: SyncError(code: "forbidden", message: "\(reason)")) }
+            }
+        }
+        if closing {
+            finish()
+            return
+        }
+        let delay = backoff.next(random: Double.random(in: 0...1))
+        owner.setState(.disconnected(reason: "\(reason)", retryIn: delay))
+        client.schedule(afterMicroseconds: Int64(delay * 1e6)) { [weak self] in self?.connect() }
+    }
+
+    func fetched(_ id: UInt64, _ result: Result<HTTPReply, TransportError>) {}
+
+    func woken() {
+        for command in owner.mailbox.drain() {
+            switch command {
+            case .subscribe(let name, let c):
+                guard !closing else { c.resume(throwing: SyncError(code: "closed", message: "the client is closed")); continue }
+                if let e = entries[name] {
+                    if e.mirror.state != nil { c.resume(returning: e.board) } else { e.waiting.append(c) }
+                    continue
+                }
+                let e = Entry(board: SyncBoard(name: name, client: owner))
+                e.waiting.append(c)
+                entries[name] = e
+                if connected {
+                    e.subscribing = true
+                    send(ClientRequest.subscribe(board: name, since: nil))
+                }
+            case .act(let board, let action, let ifRev, let c):
+                guard connected, !closing else {
+                    c.resume(throwing: SyncError(code: closing ? "closed" : "disconnected", message: "not connected: the action was not sent"))
+                    continue
+                }
+                let id = "s\(nextID)"
+                nextID += 1
+                pending[id] = c
+                send(ClientRequest.action(action, board: board, id: id, ifRev: ifRev))
+            case .view(let f):
+                following = f
+                if connected { send(ClientRequest.view(following: f)) }
+            case .close:
+                guard !closing else { continue }
+                closing = true
+                failPending("closed", "the client was closed")
+                if let socket { socket.close(code: .normal, reason: "bye") } else { finish() }
+            case .token(let token, let why, let refresh):
+                if let why { owner.reportTokenFailure(why) }
+                if refresh {
+                    if let token, connected { send(ClientRequest.auth(token: token)) }
+                } else {
+                    open(token: token)
+                }
+            }
+        }
+    }
+
+    private func failPending(_ code: String, _ message: String) {
+        let waiting = pending
+        pending.removeAll()
+        for c in waiting.values { c.resume(throwing: SyncError(code: code, message: message)) }
+    }
+
+    private func finish() {
+        for e in entries.values {
+            for c in e.waiting { c.resume(throwing: SyncError(code: "closed", message: "the client was closed")) }
+            e.waiting = []
+            e.board.finish()
+        }
+        owner.setState(.closed)
+        client.stop()
+    }
+}

@@ -1,0 +1,316 @@
+import FoldCore
+import FoldSyncClient
+import FoldTestSupport
+import Foundation
+import Testing
+
+/// The Swift library against the real daemon: the client contract's cases
+/// (clients/contract/cases.json), each a test named after its id.
+@Suite(.serialized) struct SyncClientTests {
+    static let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+
+    /// `curl` for the HTTP side (GET to compare with, changes from elsewhere).
+    static func http(_ d: DaemonProcess, _ method: String, _ path: String, body: String? = nil, token: String? = nil) throws -> JSON {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+        var args = ["-s", "-X", method, "http://127.0.0.1:\(d.port)\(path)"]
+        if let body { args += ["-H", "content-type: application/json", "-d", body] }
+        if let token { args += ["-H", "Authorization: Bearer \(token)"] }
+        p.arguments = args
+        let out = Pipe()
+        p.standardOutput = out
+        try p.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return data.isEmpty ? .null : try JSONParser.parse([UInt8](data), maxDepth: 512)
+    }
+
+    static func until(_ seconds: Double = 10, _ condition: () throws -> Bool) rethrows -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if try condition() { return true }
+            usleep(20_000)
+        }
+        return try condition()
+    }
+
+    /// Changes in arrival order, collected from `board.changes()`.
+    final class Recorder: @unchecked Sendable {
+        private let lock = NSLock()
+        private var list: [BoardChange] = []
+        var changes: [BoardChange] { lock.lock(); defer { lock.unlock() }; return list }
+        private func append(_ c: BoardChange) { lock.lock(); list.append(c); lock.unlock() }
+        init(_ board: SyncBoard) {
+            let stream = board.changes()
+            Task { for await c in stream { self.append(c) } }
+        }
+    }
+
+    final class States: @unchecked Sendable {
+        private let lock = NSLock()
+        private var list: [SyncState] = []
+        var all: [SyncState] { lock.lock(); defer { lock.unlock() }; return list }
+        private func append(_ s: SyncState) { lock.lock(); list.append(s); lock.unlock() }
+        init(_ client: FoldSyncClient) {
+            let stream = client.states()
+            Task { for await s in stream { self.append(s) } }
+        }
+    }
+
+    @Test func subscribe_mirror_equals_get() async throws {
+        let d = try DaemonProcess()
+        defer { d.shutdown() }
+        let client = try FoldSyncClient(url: d.url)
+        defer { client.close() }
+        let board = try await client.subscribe("default")
+        let get = try Self.http(d, "GET", "/api/boards/default")
+        #expect(board.state == get["state"] && board.rev == get["rev"]?.intValue && board.epoch == get["epoch"]?.stringValue)
+    }
+
+    @Test func ack_resolves_with_rev() async throws {
+        let d = try DaemonProcess()
+        defer { d.shutdown() }
+        let client = try FoldSyncClient(url: d.url)
+        defer { client.close() }
+        let board = try await client.subscribe("default")
+        let changes = Recorder(board)
+        let rev = try await board.toggle("s1")
+        #expect(rev == 1 && board.rev == 1, "the patch arrives before the ack")
+        #expect(Self.until { changes.changes.contains { $0.rev == 1 && $0.ops != nil } })
+        let expected = try Self.http(d, "GET", "/api/boards/default")["state"]
+        #expect(board.state == expected)
+    }
+
+    @Test func remote_change_applied() async throws {
+        let d = try DaemonProcess()
+        defer { d.shutdown() }
+        let client = try FoldSyncClient(url: d.url)
+        defer { client.close() }
+        let board = try await client.subscribe("default")
+        let changes = Recorder(board)
+        _ = try Self.http(d, "POST", "/api/boards/default/actions", body: #"{"type":"setTitle","section":"s0","title":"From afar"}"#)
+        #expect(Self.until { board.rev == 1 })
+        let c = try #require(changes.changes.first)
+        #expect(c.rev == 1 && c.ops != nil && !c.resynced && c.state == board.state)
+        let expected = try Self.http(d, "GET", "/api/boards/default")["state"]
+        #expect(board.state == expected)
+    }
+
+    @Test func error_is_typed() async throws {
+        let d = try DaemonProcess()
+        defer { d.shutdown() }
+        let client = try FoldSyncClient(url: d.url)
+        defer { client.close() }
+        let board = try await client.subscribe("default")
+        do {
+            try await board.toggle("nope")
+            Issue.record("a toggle of a missing section was acknowledged")
+        } catch let e as SyncError {
+            #expect(e.code == "not_found" && !e.message.isEmpty, "\(e)")
+        }
+        do {
+            try await board.act(.toggle(section: "s0"), ifRev: 99)
+            Issue.record("a stale ifRev was acknowledged")
+        } catch let e as SyncError {
+            #expect(e.code == "conflict", "\(e)")
+        }
+        #expect(try await board.toggle("s0") == 1, "the connection stays usable")
+        await #expect(throws: SyncError.self) { try await client.subscribe("no-such-board") }
+    }
+
+    @Test func states_in_order() async throws {
+        let d = try DaemonProcess()
+        defer { d.shutdown() }
+        let client = try FoldSyncClient(url: d.url)
+        let states = States(client)
+        _ = try await client.subscribe("default")
+        #expect(client.state == .connected)
+        client.close()
+        #expect(Self.until { client.state == .closed })
+        usleep(300_000)
+        #expect(states.all.last == .closed && !states.all.contains(.connecting), "\(states.all)")
+    }
+
+    @Test func reconnect_with_backoff() async throws {
+        let d = try DaemonProcess()
+        defer { d.shutdown() }
+        let client = try FoldSyncClient(url: d.url)
+        defer { client.close() }
+        let states = States(client)
+        _ = try await client.subscribe("default")
+        #expect(d.stop() == 0)
+        #expect(Self.until { states.all.contains { if case .disconnected(_, let delay) = $0 { delay <= 10 } else { false } } }, "\(states.all)")
+        try d.restart(samePort: true)
+        #expect(Self.until(15) { client.state == .connected }, "\(states.all)")
+        let seen = states.all
+        let lost = try #require(seen.firstIndex { if case .disconnected = $0 { true } else { false } })
+        #expect(seen[(lost + 1)...].contains(.connecting) && seen.last == .connected, "\(seen)")
+    }
+
+    @Test func resume_since() async throws {
+        let d = try DaemonProcess()
+        defer { d.shutdown() }
+        let client = try FoldSyncClient(url: d.url)
+        defer { client.close() }
+        let board = try await client.subscribe("default")
+        let changes = Recorder(board)
+        #expect(try await board.toggle("s0") == 1)
+        #expect(d.stop() == 0)
+        try d.restart(samePort: true)
+        // Three changes the client misses while it waits for its next attempt (250 ms at least).
+        for s in ["s1", "s2", "s0"] { _ = try Self.http(d, "POST", "/api/boards/default/actions", body: #"{"type":"toggle","section":"\#(s)"}"#) }
+        #expect(Self.until(15) { board.rev == 4 }, "rev \(board.rev ?? -1)")
+        let revs = changes.changes.map(\.rev)
+        #expect(revs == [1, 2, 3, 4], "\(revs)")
+        #expect(!changes.changes.contains { $0.resynced }, "a snapshot instead of the missed patches")
+        let expected = try Self.http(d, "GET", "/api/boards/default")["state"]
+        #expect(board.state == expected)
+    }
+
+    @Test func resync_epoch_changed() async throws {
+        let d = try DaemonProcess()
+        defer { d.shutdown() }
+        _ = try Self.http(d, "PUT", "/api/boards/tmp", body: #"{"mode":"multi","sections":[]}"#)
+        let client = try FoldSyncClient(url: d.url)
+        defer { client.close() }
+        let board = try await client.subscribe("tmp")
+        let changes = Recorder(board)
+        let epoch = board.epoch
+        _ = try Self.http(d, "DELETE", "/api/boards/tmp")
+        #expect(Self.until { board.state == nil })
+        _ = try Self.http(d, "PUT", "/api/boards/tmp", body: #"{"mode":"single","sections":[{"id":"x","title":"X","items":[],"expanded":false}]}"#)
+        #expect(Self.until { changes.changes.contains { $0.resynced && $0.reason == "epoch" } }, "\(changes.changes.map { ($0.rev, $0.reason) })")
+        let expected = try Self.http(d, "GET", "/api/boards/tmp")["state"]
+        #expect(board.epoch != epoch && board.state == expected)
+    }
+
+    /// A static token as a value; a JWT function called at every connect.
+    @Test func token_value_and_function() async throws {
+        let hash = try Self.sha256Hex("swift-secret-1")
+        let d = try DaemonProcess(["--token", "lib read,fold \(hash)"])
+        defer { d.shutdown() }
+        let byValue = try FoldSyncClient(url: d.url, token: .value("swift-secret-1"))
+        defer { byValue.close() }
+        #expect(try await byValue.subscribe("default").toggle("s0") == 1)
+        let calls = Counter()
+        let byFunction = try FoldSyncClient(url: d.url, token: .provider({ calls.add(); return "swift-secret-1" }))
+        defer { byFunction.close() }
+        _ = try await byFunction.subscribe("default")
+        #expect(calls.value == 1)
+        #expect(d.stop() == 0)
+        try d.restart(samePort: true)
+        #expect(Self.until(15) { calls.value >= 2 && byFunction.state == .connected }, "calls \(calls.value)")
+        let refused = try FoldSyncClient(url: d.url, token: .value("wrong"))
+        defer { refused.close() }
+        await #expect(throws: SyncError.self) { try await refused.subscribe("default") }
+    }
+
+    @Test func token_refreshed_on_auth_expiring() async throws {
+        let dir = NSTemporaryDirectory() + "foldsync-swiftlib-\(getpid())"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let secret = dir + "/jwt.secret"
+        try Data((0..<48).map { _ in UInt8.random(in: 0...255) }).write(to: URL(fileURLWithPath: secret))
+        let d = try DaemonProcess(["--jwt-key", "HS256:\(secret)", "--jwt-refresh-before", "1", "--jwt-leeway", "0"])
+        defer { d.shutdown() }
+        let calls = Counter()
+        let python = try Self.python()
+        let client = try FoldSyncClient(url: d.url, token: .provider({
+            calls.add()
+            return try Self.mint(python: python, secret: secret, life: 3)
+        }))
+        defer { client.close() }
+        let states = States(client)
+        let board = try await client.subscribe("default")
+        try await Task.sleep(nanoseconds: 7_000_000_000)
+        #expect(calls.value >= 3, "the function was called \(calls.value) times")
+        #expect(!states.all.contains { if case .disconnected = $0 { true } else { false } }, "\(states.all)")
+        #expect(try await board.toggle("s1") >= 1)
+    }
+
+    @Test func follow_and_focus() async throws {
+        let d = try DaemonProcess()
+        defer { d.shutdown() }
+        let a = try FoldSyncClient(url: d.url), b = try FoldSyncClient(url: d.url)
+        defer { a.close(); b.close() }
+        let boardA = try await a.subscribe("default"), boardB = try await b.subscribe("default")
+        _ = try await boardA.focus("s1", item: 0)
+        #expect(Self.until { boardB.state?["focus"]?["section"]?.stringValue == "s1" }, "\(String(describing: boardB.state?["focus"]))")
+        #expect(Self.until(5) { boardB.viewers == 2 && boardB.following == 2 })
+        a.follow(false)
+        #expect(Self.until(5) { boardB.following == 1 }, "following \(boardB.following ?? -1)")
+    }
+
+    @Test func helpers() async throws {
+        let d = try DaemonProcess()
+        defer { d.shutdown() }
+        let client = try FoldSyncClient(url: d.url)
+        defer { client.close() }
+        let board = try await client.subscribe("default")
+        #expect(try await board.expand("s2") == 1)
+        #expect(try await board.collapse("s2") == 2)
+        _ = try await board.act(.setMode(.multi))
+        #expect(try await board.expandAll() == 4)
+        #expect(try await board.collapseAll() == 5)
+        #expect(try await board.focus("s0", item: 0) == 6)
+        #expect(try await board.clearFocus() == 7)
+        #expect(try await board.revert(7) == 8, "undoing the clearFocus brings the focus back")
+        #expect(board.state?["focus"]?["section"]?.stringValue == "s0")
+        let expected = try Self.http(d, "GET", "/api/boards/default")["state"]
+        #expect(board.state == expected)
+    }
+
+    /// backoff_vectors and mirror_vectors: the library's backoff and mirror are
+    /// FoldCore's `Backoff` and FoldClient's `BoardMirror`, which
+    /// SharedVectorTests (FoldClientTests) runs over Tests/vectors.
+    @Test func everyContractCaseHasATest() throws {
+        let cases = try JSONParser.parse([UInt8](Data(contentsOf: URL(fileURLWithPath: Self.repo + "/clients/contract/cases.json"))), maxDepth: 8)
+        let source = try String(contentsOfFile: #filePath, encoding: .utf8)
+        let byVectors: Set<String> = ["backoff_vectors", "mirror_vectors"]
+        for c in cases["cases"]?.arrayValue ?? [] {
+            let id = try #require(c["id"]?.stringValue)
+            #expect(byVectors.contains(id) || source.contains("func \(id)()"), "no test for contract case \(id)")
+        }
+    }
+
+    // MARK: helpers
+
+    final class Counter: @unchecked Sendable {
+        private let lock = NSLock()
+        private var n = 0
+        func add() { lock.lock(); n += 1; lock.unlock() }
+        var value: Int { lock.lock(); defer { lock.unlock() }; return n }
+    }
+
+    static func sha256Hex(_ secret: String) throws -> String {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/bin/sh")
+        p.arguments = ["-c", "printf %s \"$0\" | sha256sum | cut -d' ' -f1", secret]
+        let out = Pipe()
+        p.standardOutput = out
+        try p.run()
+        p.waitUntilExit()
+        return String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    static func python() throws -> String {
+        let env = ProcessInfo.processInfo.environment["FOLDSYNC_JWT_PYTHON"] ?? ""
+        let path = env.isEmpty ? repo + "/.build/jwt-venv/bin/python" : env
+        guard FileManager.default.isExecutableFile(atPath: path) else { throw HarnessError("no PyJWT virtualenv at \(path) (make jwt-venv)") }
+        return path
+    }
+
+    /// An HS256 JWT from PyJWT (Tests/jwt/mint.py), `life` seconds long.
+    static func mint(python: String, secret: String, life: Int) throws -> String {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: python)
+        p.arguments = [repo + "/Tests/jwt/mint.py", "sign",
+                       #"{"alg":"HS256","key":"\#(secret)","life":\#(life),"claims":{"sub":"swift","foldsync":{"*":["read","fold"]}}}"#]
+        let out = Pipe()
+        p.standardOutput = out
+        try p.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+}
