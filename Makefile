@@ -131,11 +131,13 @@ strict-client-test: test-deps
 bench-smoke: deps
 	Tests/bench/bench-smoke.sh
 
-# The dashboard's pure modules (mirror, JSON Patch, auth state, permissions,
-# backoff, the change summary) under node's own test runner, with the shared
+# The dashboard's pure modules (auth state, permissions, the change summary;
+# with the library's mirror, JSON Patch and backoff it imports) under node's own test runner, with the shared
 # JSON Patch conformance suite (FOLDSYNC_CONFORMANCE_DIR, as for swift test).
+# The page imports the client library as /lib/NAME (served from clients/js);
+# lib-register.mjs maps that path to clients/js for node.
 web-unit: test-deps
-	node --test Tests/web/unit/*.test.mjs
+	node --import ./Tests/web/unit/lib-register.mjs --test Tests/web/unit/*.test.mjs
 
 # The dashboard in headless Chromium (Selenium) against the real daemon; the
 # terminal client is built too, for the test that runs `foldsync watch`.
@@ -157,6 +159,9 @@ install: release
 	install -D -m 0644 systemd/foldsyncd.conf.example $(DESTDIR)/etc/foldsync/foldsyncd.conf.example
 	mkdir -p $(DESTDIR)$(PREFIX)/share/foldsync/web
 	cp -r clients/web/. $(DESTDIR)$(PREFIX)/share/foldsync/web/
+	# The client library beside it: the daemon serves it at /lib/, and the page imports it from there.
+	mkdir -p $(DESTDIR)$(PREFIX)/share/foldsync/js
+	cp clients/js/*.js clients/js/foldsync.d.ts $(DESTDIR)$(PREFIX)/share/foldsync/js/
 	install -D -m 0755 $(RELEASE)/foldsync $(DESTDIR)$(PREFIX)/bin/foldsync
 	install -D -m 0644 README.md $(DESTDIR)$(PREFIX)/share/doc/foldsync/README.md
 	install -D -m 0644 docs/OPERATIONS.md $(DESTDIR)$(PREFIX)/share/doc/foldsync/OPERATIONS.md

@@ -36,7 +36,7 @@ mkdir -p "$out"
 out=$(cd "$out" && pwd)
 src="$out/foldsync-$version"
 rm -rf "$src" "$out/foldsync_${version}_"*
-mkdir -p "$src"/stage/{bin,man,web,doc,etc}
+mkdir -p "$src"/stage/{bin,man,web,js,doc,etc}
 cp -r packaging/debian "$src/debian"
 
 # The changelog dpkg reads the version from; its date is the last commit's, so
@@ -71,6 +71,8 @@ cp "$bin/foldsyncd" "$bin/foldsync" "$src/stage/bin/"
 "$bin/foldsync" --man >"$src/stage/man/foldsync.1"
 # The page and its modules; package.json only tells node's test runner they are modules.
 find clients/web -maxdepth 1 -type f ! -name package.json -exec cp {} "$src/stage/web/" \;
+# The client library, which the daemon serves at /lib/ from the js folder beside the web root (the page imports it).
+cp clients/js/*.js clients/js/foldsync.d.ts "$src/stage/js/"
 cp README.md docs/OPERATIONS.md docs/PACKAGING.md docs/PROTOCOL.md docs/SECURITY.md docs/CLUSTER.md "$src/stage/doc/"
 sed -e 's|/usr/local/share/foldsync/web|/usr/share/foldsync/web|' systemd/foldsyncd.conf.example >"$src/stage/etc/foldsyncd.conf"
 

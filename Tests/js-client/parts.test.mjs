@@ -30,3 +30,20 @@ test('connect refuses what can never work, at once', () => {
   assert.throws(() => connect('ws://127.0.0.1:1/ws', { transport: 'carrier-pigeon' }), /no transport/);
   assert.throws(() => connect('ws://127.0.0.1:1/ws', { WebSocket: 'nope' }), /WebSocket/);
 });
+
+test('transport: auto by default; auto without any WebSocket uses the stream; websocket without one is refused', () => {
+  const saved = Object.getOwnPropertyDescriptor(globalThis, 'WebSocket');
+  try {
+    const auto = connect('ws://127.0.0.1:1/ws');
+    assert.equal(auto.transport, typeof globalThis.WebSocket === 'function' ? 'websocket' : 'stream');
+    auto.close();
+    delete globalThis.WebSocket;
+    const bare = connect('ws://127.0.0.1:1/ws');
+    assert.equal(bare.transport, 'stream');
+    bare.close();
+    assert.throws(() => connect('ws://127.0.0.1:1/ws', { transport: 'websocket' }), /WebSocket/);
+    assert.equal(connect('ws://127.0.0.1:1/ws', { transport: 'stream' }).close(), undefined);
+  } finally {
+    if (saved) Object.defineProperty(globalThis, 'WebSocket', saved);
+  }
+});

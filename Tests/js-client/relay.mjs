@@ -12,6 +12,8 @@ export class Relay {
     this.port = 0;
     this.server = null;
     this.connections = 0;   // accepted since the start: the client's attempts that got through
+    this.refuseUpgrades = false;
+    this.upgradesRefused = 0;
   }
 
   static async start(targetPort) {
@@ -31,7 +33,21 @@ export class Relay {
         s.on('close', () => { this.sockets.delete(s); inbound.destroy(); outbound.destroy(); });
         s.on('error', () => {});
       }
-      inbound.pipe(outbound);
+      // Every request on the connection is looked at (a client may send the
+      // upgrade on a kept-alive one); the tail of the last chunk is kept in
+      // case the header was split between two.
+      let tail = '';
+      inbound.on('data', (chunk) => {
+        const text = tail + chunk.toString('latin1');
+        tail = text.slice(-64);
+        if (this.refuseUpgrades && /\r\nupgrade:[ \t]*websocket/i.test(text)) {
+          this.upgradesRefused += 1;
+          inbound.destroy();
+          outbound.destroy();
+          return;
+        }
+        outbound.write(chunk);
+      });
       outbound.pipe(inbound);
     });
     return new Promise((resolve, reject) => {

@@ -87,7 +87,7 @@ echo "web tests: foldsyncd on 127.0.0.1:$FOLDSYNC_WEB_PORT; with tokens on 127.0
 
 mkdir -p .build/web-artifacts
 status=0
-[ $# -gt 0 ] || set -- test_dashboard test_tokens test_jwt test_large_board test_history test_focus
+[ $# -gt 0 ] || set -- test_dashboard test_tokens test_jwt test_large_board test_history test_focus test_library
 (cd Tests/web && "$VENV/bin/python" -m unittest -v "$@") || status=$?
 if [ $status -ne 0 ]; then
   echo "web tests: FAILED; daemon logs follow" >&2

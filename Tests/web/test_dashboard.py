@@ -73,7 +73,7 @@ class Dashboard(harness.TwoBrowsers):
         self.assertGreater(len(records), 100)
         failures = d.execute_async_script("""
             const [records, done] = arguments;
-            import('/patch.js').then(({ applyPatch, deepEqual }) => {
+            import('/lib/patch.js').then(({ applyPatch, deepEqual }) => {
               const failures = [];
               for (const r of records) {
                 const before = JSON.stringify(r.doc);

@@ -1,20 +1,36 @@
 // The connection to one foldsyncd, kept up for as long as the application
 // wants it: states, reconnection with the shared backoff, the token, the
 // boards to resubscribe (with `since`), and the actions waiting for their
-// answer. The transport (websocket-transport.js) only carries messages.
+// answer. The transport (websocket-transport.js, stream-transport.js) only
+// carries messages.
 //
 // States: connecting -> connected -> disconnected {reason, code, delay} ->
 // connecting ... and closed after close(), from which nothing reconnects.
+//
+// transport "auto" (the default): the WebSocket, and the stream when the
+// WebSocket cannot be had while HTTP can — two attempts in a row that never
+// got `hello`, each followed by a GET /healthz that answered (so a daemon
+// that is simply down never sends us to the stream). On the stream, a
+// WebSocket is tried again every `websocketRetryMs` (60 s); once one is
+// greeted it takes over on the spot (no state change) and every board is
+// resubscribed on it with `since`. Each switch is told as a "transport" event.
 
 import { Board } from './board.js';
 import { Emitter } from './emitter.js';
 import { FoldError } from './fold-error.js';
 import { backoffDelay } from './backoff.js';
 import { resolveToken } from './token.js';
-import { apiBase, getJSON } from './http.js';
+import { apiBase, getJSON, httpAnswers } from './http.js';
 import { websocketTransport } from './websocket-transport.js';
+import { streamTransport } from './stream-transport.js';
 
-export const TRANSPORTS = { websocket: websocketTransport };
+export const TRANSPORTS = { websocket: websocketTransport, stream: streamTransport };
+const MODES = new Set(['auto', 'websocket', 'stream']);
+
+// The WebSocket upgrades that fail in a row, with HTTP answering, before auto falls back to the stream.
+export const FALLBACK_AFTER = 2;
+// How often a client on the stream tries the WebSocket again.
+export const WEBSOCKET_RETRY_MS = 60000;
 
 // An attempt that has not been greeted (`hello`) by then is given up and
 // retried: a host that swallows packets would otherwise hold it for minutes.
@@ -24,15 +40,31 @@ export class Client {
   constructor(url, options = {}) {
     const u = new URL(url);
     if (u.protocol !== 'ws:' && u.protocol !== 'wss:') throw new TypeError(`foldsync: ${url} is not a ws:// or wss:// URL`);
-    const transport = TRANSPORTS[options.transport ?? 'websocket'];
-    if (!transport) throw new TypeError(`foldsync: no transport "${options.transport}"`);
+    const mode = options.transport ?? 'auto';
+    if (!MODES.has(mode)) throw new TypeError(`foldsync: no transport "${options.transport}"`);
+    if (options.WebSocket !== undefined && typeof options.WebSocket !== 'function') {
+      throw new TypeError('foldsync: options.WebSocket is not a WebSocket constructor');
+    }
     const Socket = options.WebSocket ?? globalThis.WebSocket;
-    if (transport === websocketTransport && typeof Socket !== 'function') {
+    const haveSocket = typeof Socket === 'function';
+    if (mode === 'websocket' && !haveSocket) {
       throw new TypeError('foldsync: no WebSocket here; in Node 20 run with --experimental-websocket (Node 22 has it), or pass options.WebSocket');
+    }
+    if (mode !== 'websocket' && typeof (options.fetch ?? globalThis.fetch) !== 'function') {
+      throw new TypeError('foldsync: the stream transport needs fetch');
     }
     this.url = url;
     this.options = { ...options, WebSocket: Socket };
-    this.impl = transport;
+    this.mode = mode;
+    // auto without a WebSocket at all (Node 20 without the flag): the stream, for good.
+    this.impl = mode === 'stream' || (mode === 'auto' && !haveSocket) ? streamTransport : websocketTransport;
+    this.canUpgrade = mode === 'auto' && haveSocket;
+    this.websocketRetryMs = options.websocketRetryMs ?? WEBSOCKET_RETRY_MS;
+    this.socketFailures = 0;    // WebSocket attempts in a row that got no hello while HTTP answered
+    this.socketFailed = false;  // the last attempt was a WebSocket that got no hello
+    this.greeted = false;       // the current attempt got its hello
+    this.upgradeTimer = null;
+    this.probe = null;          // a WebSocket tried while on the stream
     this.random = options.random ?? Math.random;
     this.events = new Emitter();
     this.boards = new Map();    // name -> Board, resubscribed on every connection
@@ -96,7 +128,7 @@ export class Client {
     }
     const id = String(this.nextId++);
     return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject, board, seq: this.seq + 1 });
+      this.pending.set(id, { resolve, reject, board, seq: this.seq + 1, inBand: this.impl.inBand !== false });
       this.send({ ...action, board, id });
     });
   }
@@ -116,6 +148,9 @@ export class Client {
     clearTimeout(this.timer);
     clearTimeout(this.helloTimer);
     this.timer = null;
+    clearTimeout(this.upgradeTimer);
+    if (this.probe) this.probe.close();
+    this.probe = null;
     if (this.conn) this.conn.close();
     this.conn = null;
     this.failPending('disconnected', 'the client was closed');
@@ -141,8 +176,20 @@ export class Client {
     }
     if (generation !== this.generation) return;
     this.token = token;
-    const conn = this.impl.open(this.url, { token, WebSocket: this.options.WebSocket }, {
-      onMessage: (m) => { if (generation === this.generation) this.receive(m); },
+    if (this.canUpgrade && this.impl === websocketTransport && this.socketFailed) {
+      this.socketFailed = false;
+      const answers = await httpAnswers(apiBase(this.url), this.options.fetch);
+      if (generation !== this.generation) return;
+      // Counted only while HTTP answers: a daemon that is down fails both.
+      this.socketFailures = answers ? this.socketFailures + 1 : 0;
+      if (this.socketFailures >= FALLBACK_AFTER) {
+        this.useTransport(streamTransport, `${this.socketFailures} WebSocket attempts in a row failed while HTTP answered`);
+      }
+    }
+    this.greeted = false;
+    const conn = this.impl.open(this.url, this.transportOptions(token), {
+      // A retired connection's answers to actions still waiting are taken (a switch of transport).
+      onMessage: (m) => { if (generation === this.generation || this.awaitsAnswer(m)) this.receive(m); },
       onClose: (end) => { if (generation === this.generation) this.ended(end); },
     });
     this.conn = conn;
@@ -155,9 +202,10 @@ export class Client {
 
   ended({ code, reason, opened }) {
     clearTimeout(this.helloTimer);
+    if (this.impl === websocketTransport && !this.greeted) this.socketFailed = true;
     this.generation += 1;   // nothing more from this connection
     this.conn = null;
-    this.failPending('disconnected', `the connection was lost (${code}${reason ? `: ${reason}` : ''}): the action may or may not have happened`);
+    this.failPending('disconnected', `the connection was lost (${[code, reason].filter((x) => x !== null && x !== undefined && x !== '').join(': ')}): the action may or may not have happened`);
     for (const board of this.boards.values()) board.disconnected();
     this.lost(reason || (opened ? 'connection lost' : 'could not connect'), code);
   }
@@ -201,9 +249,13 @@ export class Client {
 
   hello(m) {
     clearTimeout(this.helloTimer);
+    this.greeted = true;
     this.session = m.session ?? null;
     this.attempt = 0;
-    this.setState({ state: 'connected' });
+    if (this.impl === websocketTransport) this.socketFailures = 0;
+    else if (this.canUpgrade && this.upgradeTimer === null && this.probe === null) this.scheduleUpgrade();
+    // A switch of transport on a live client is no change of state.
+    if (this.current.state !== 'connected') this.setState({ state: 'connected' });
     // `view` first, so presence never counts us following for a moment.
     if (this.viewSent) this.send(this.viewSent);
     for (const board of this.boards.values()) this.send(board.subscribeMessage(this.seq + 1));
@@ -228,9 +280,14 @@ export class Client {
     const p = m.id === undefined || m.id === null ? undefined : this.pending.get(m.id);
     if (!p) return false;
     this.pending.delete(m.id);
-    for (const board of this.boards.values()) board.answeredAfter(p.seq);
+    // Only an answer that came in order with the boards' messages says where their subscribes' answers end.
+    if (p.inBand) for (const board of this.boards.values()) board.answeredAfter(p.seq);
     settle(p);
     return true;
+  }
+
+  awaitsAnswer(m) {
+    return (m.type === 'ack' || m.type === 'error') && m.id !== undefined && m.id !== null && this.pending.has(m.id);
   }
 
   refusal(m) {
@@ -250,7 +307,8 @@ export class Client {
   // A snapshot nobody asked for: the daemon dropped what was queued for us,
   // acks and errors included (PROTOCOL.md, Guarantees 2).
   answersLost() {
-    this.failPending('resynced', 'the daemon resynchronised this connection and dropped its answers: the action may or may not have happened');
+    this.failPending('resynced', 'the daemon resynchronised this connection and dropped its answers: the action may or may not have happened',
+      (p) => p.inBand);
   }
 
   resubscribe(board) {
@@ -258,10 +316,84 @@ export class Client {
     this.send(board.subscribeMessage(this.seq + 1));
   }
 
-  failPending(code, message) {
-    const pending = [...this.pending.values()];
-    this.pending.clear();
-    for (const p of pending) p.reject(new FoldError(code, message, { board: p.board }));
+  failPending(code, message, which = () => true) {
+    for (const [id, p] of [...this.pending]) {
+      if (!which(p)) continue;
+      this.pending.delete(id);
+      p.reject(new FoldError(code, message, { board: p.board }));
+    }
+  }
+
+  transportOptions(token) {
+    return { token, WebSocket: this.options.WebSocket, fetch: this.options.fetch, idleMs: this.options.streamIdleMs };
+  }
+
+  // ---- auto: falling back to the stream, and back to the WebSocket ----
+
+  useTransport(impl, reason) {
+    if (this.impl === impl) return;
+    this.impl = impl;
+    if (impl === websocketTransport) {
+      clearTimeout(this.upgradeTimer);
+      this.upgradeTimer = null;
+      this.socketFailures = 0;
+    }
+    this.events.emit('transport', { transport: impl.name, reason });
+  }
+
+  scheduleUpgrade() {
+    clearTimeout(this.upgradeTimer);
+    this.upgradeTimer = setTimeout(() => { this.upgradeTimer = null; this.tryWebSocket(); }, this.websocketRetryMs);
+  }
+
+  // On the stream: opens a WebSocket beside it; if the daemon greets it, it
+  // becomes the connection, else the stream carries on and we try later.
+  async tryWebSocket() {
+    if (this.state === 'closed' || this.impl !== streamTransport || this.probe) return;
+    if (!this.connected) { this.scheduleUpgrade(); return; }
+    let token;
+    try { token = await resolveToken(this.options.token); } catch { this.scheduleUpgrade(); return; }
+    if (this.state === 'closed' || this.impl !== streamTransport || this.probe) return;
+    let live = null;   // once greeted: the generation this socket serves
+    let timer = null;
+    const failed = () => {
+      if (this.probe !== probe) return;
+      clearTimeout(timer);
+      this.probe = null;
+      probe.close();
+      if (this.state !== 'closed' && this.impl === streamTransport) this.scheduleUpgrade();
+    };
+    const probe = websocketTransport.open(this.url, this.transportOptions(token), {
+      onMessage: (m) => {
+        if (live !== null) {
+          if (live === this.generation || this.awaitsAnswer(m)) this.receive(m);
+        } else if (m.type === 'hello' && this.probe === probe) {
+          clearTimeout(timer);
+          this.probe = null;
+          if (!this.connected || this.impl !== streamTransport) { probe.close(); return; }
+          live = this.switchTo(probe, m, token);
+        }
+      },
+      onClose: (end) => {
+        if (live === null) failed();
+        else if (live === this.generation) this.ended(end);
+      },
+    });
+    this.probe = probe;
+    timer = setTimeout(failed, HELLO_TIMEOUT_MS);
+  }
+
+  switchTo(conn, hello, token) {
+    const old = this.conn;
+    const generation = ++this.generation;
+    clearTimeout(this.helloTimer);
+    this.conn = conn;
+    this.token = token;
+    this.useTransport(websocketTransport, 'the WebSocket works again');
+    if (old) old.close();
+    for (const board of this.boards.values()) board.disconnected();
+    this.hello(hello);
+    return generation;
   }
 
   async httpToken() {

@@ -35,10 +35,21 @@ export type Token = string | null | undefined | (() => string | null | undefined
 
 export interface ConnectOptions {
   token?: Token;
-  /** "websocket" (the default and, today, the only one). */
-  transport?: 'websocket';
+  /**
+   * "auto" (the default): the WebSocket, falling back to the stream after two WebSocket attempts in a
+   * row that got no `hello` while GET /healthz answered, and back to the WebSocket when it works again
+   * (tried every `websocketRetryMs`). "websocket" or "stream" force one. Without any WebSocket
+   * constructor, "auto" uses the stream.
+   */
+  transport?: 'auto' | 'websocket' | 'stream';
   /** A WebSocket constructor where globalThis has none (say, the `ws` package in an older Node). */
   WebSocket?: new (url: string, protocols?: string | string[]) => unknown;
+  /** The fetch the stream transport and HTTP calls use; globalThis.fetch by default. */
+  fetch?: typeof globalThis.fetch;
+  /** On the stream (auto): how often to try the WebSocket again, in ms; 60000 by default. */
+  websocketRetryMs?: number;
+  /** On the stream: a board's stream with nothing on it (not even a heartbeat) this long, in ms, is taken as dead; 45000 by default (the daemon's heartbeat is every 15 s). */
+  streamIdleMs?: number;
   /** The random source of the backoff's jitter, in [0, 1]; Math.random by default. */
   random?: () => number;
 }
@@ -46,7 +57,7 @@ export interface ConnectOptions {
 export type ConnectionState =
   | { state: 'connecting' }
   | { state: 'connected' }
-  /** reason: words for people; code: the WebSocket close code when there was one; delay: ms before the next attempt. */
+  /** reason: words for people; code: the WebSocket close code when there was one (always null on the stream); delay: ms before the next attempt. */
   | { state: 'disconnected'; reason: string; code: number | null; delay: number }
   | { state: 'closed' };
 
@@ -140,25 +151,29 @@ export interface ClientEvents {
   authExpiring: { in: number };
   /** A refusal that answers no action or subscribe (a token the daemon did not accept, a failed token refresh). */
   error: FoldError;
+  /** transport "auto" switched: to "stream" (the WebSocket cannot get through) or back to "websocket". */
+  transport: { transport: TransportName; reason: string };
 }
+
+export type TransportName = 'websocket' | 'stream';
 
 export declare class Client {
   constructor(url: string, options?: ConnectOptions);
   readonly url: string;
   readonly state: StateName;
   readonly connected: boolean;
-  /** "websocket" today; "stream" (Server-Sent Events plus POST) is planned. */
-  readonly transport: 'websocket' | 'stream';
-  /** The daemon's name for this connection (`hello.session`), as patches' `by` carries it. */
+  /** What carries the connection now: "websocket", or "stream" (Server-Sent Events plus POST). */
+  readonly transport: TransportName;
+  /** The daemon's name for this connection (`hello.session`), as patches' `by` carries it; null on the stream. */
   readonly session: string | null;
-  /** The last `authenticated` message. */
+  /** The last `authenticated` message (none comes over the stream). */
   readonly identity: Authenticated | null;
   on<E extends keyof ClientEvents>(event: E, listener: (value: ClientEvents[E]) => void): Unsubscribe;
   off<E extends keyof ClientEvents>(event: E, listener: (value: ClientEvents[E]) => void): void;
   /** Resolves once the board's snapshot is here (the same Board for the same name); rejects with a FoldError (not_found, forbidden). */
   subscribe(board: string): Promise<Board>;
   unsubscribe(board: string): void;
-  /** Follow the board's folds and focus (true, the default) or browse (false); sent again after every reconnect. */
+  /** Follow the board's folds and focus (true, the default) or browse (false); sent again after every reconnect. The stream cannot carry it: there a viewer always counts as following. */
   follow(following?: boolean): void;
   /** One action on a board; resolves with the rev of its ack. */
   act(board: string, action: Action): Promise<number>;
@@ -205,7 +220,7 @@ export declare class Board {
 export declare function connect(url: string, options?: ConnectOptions): Client;
 
 /** The transports by name. */
-export declare const TRANSPORTS: { readonly websocket: { readonly name: 'websocket' } };
+export declare const TRANSPORTS: { readonly websocket: { readonly name: 'websocket' }; readonly stream: { readonly name: 'stream' } };
 
 // ---- the parts, for those who build their own client ----
 
@@ -235,6 +250,16 @@ export declare function applyPatch<T = unknown>(doc: T, ops: JsonPatchOperation[
 export declare class PatchError extends Error {
   constructor(message: string);
   readonly name: 'PatchError';
+}
+
+/** A Server-Sent Events reader (text/event-stream): push text as it arrives, get the events it completed. */
+export declare class EventStreamParser {
+  constructor();
+  /** The last `id:` seen; every later event carries it until another. */
+  readonly lastEventId: string;
+  /** Comment lines seen (the daemon's heartbeats). */
+  readonly comments: number;
+  push(text: string): Array<{ type: string; data: string; id: string }>;
 }
 
 /** The reconnect delay in ms after `attempt` failed attempts (Tests/vectors/backoff.json). */

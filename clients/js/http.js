@@ -29,3 +29,20 @@ export async function getJSON(url, token) {
   }
   return body;
 }
+
+// Whether the daemon answers plain HTTP (GET /healthz, no token needed)
+// within `ms`: tells a WebSocket that cannot get through from a daemon that
+// is not there at all.
+export async function httpAnswers(base, doFetch = globalThis.fetch, ms = 5000) {
+  const ctl = new AbortController();
+  const timer = setTimeout(() => ctl.abort(), ms);
+  try {
+    const response = await doFetch(`${base}/healthz`, { signal: ctl.signal, cache: 'no-store' });
+    await response.text().catch(() => '');
+    return response.ok;
+  } catch {
+    return false;
+  } finally {
+    clearTimeout(timer);
+  }
+}

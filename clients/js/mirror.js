@@ -5,9 +5,7 @@
 // library's board.js, the dashboard's page) feeds it the daemon's messages
 // and acts on the outcome apply() returns.
 //
-// Its home is clients/js (the client library); clients/web/mirror.js is a
-// byte-for-byte copy that the dashboard imports until it loads /lib/
-// (Tests/web/unit/copies.test.mjs fails when the two differ).
+// The dashboard imports this very file: the daemon serves clients/js at /lib/.
 
 import { applyPatch, parsePointer } from './patch.js';
 

@@ -8,9 +8,7 @@
 // the board; the page relies on that identity to re-render only what
 // changed (render.js). Neither `doc` nor the result may be mutated in place.
 //
-// Its home is clients/js (the client library); clients/web/patch.js is a
-// byte-for-byte copy that the dashboard imports until it loads /lib/
-// (Tests/web/unit/copies.test.mjs fails when the two differ).
+// The dashboard imports this very file: the daemon serves clients/js at /lib/.
 
 export class PatchError extends Error {
   constructor(message) { super(message); this.name = 'PatchError'; }

@@ -5,9 +5,8 @@
 // through handlers.onMessage(message) and handlers.onClose({ code, reason,
 // opened }), once, unless the client closed it itself. The client
 // (client.js) holds everything else — states, backoff, boards, actions — so
-// the planned second transport (a Server-Sent Events stream of
-// GET /api/boards/NAME/events plus POST /api/boards/NAME/actions, which the
-// daemon does not serve yet) is one more file with the same shape.
+// the second transport (stream-transport.js: Server-Sent Events plus POST)
+// is one more file with the same shape.
 //
 // The token goes in an `auth` message, the first thing sent: a browser
 // cannot set headers on a WebSocket, a `token.SECRET` subprotocol cannot

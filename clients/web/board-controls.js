@@ -4,7 +4,7 @@
 // the daemon makes of it comes back as a patch like anybody else's.
 
 import { itemsToText, textToItems } from './render.js';
-import { deepEqual } from './patch.js';
+import { deepEqual } from '/lib/patch.js';
 import { TEMPLATE } from './new-board.js';
 import { $, toast } from './page-chrome.js';
 import { mayNot } from './permissions.js';

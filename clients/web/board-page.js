@@ -2,7 +2,7 @@
 // page drawn from the mirror (mirror.js). The controls that send actions
 // are wired by board-controls.js.
 
-import { BoardMirror } from './mirror.js';
+import { BoardMirror } from '/lib/mirror.js';
 import { Connection, socketURL } from './socket.js';
 import { getToken } from './auth.js';
 import { onClose } from './auth-state.js';

@@ -1,13 +1,13 @@
 // DOM for the sections of a board. Nodes are keyed by section id and updated
 // in place, so a patch touching one section leaves every other node (and the
 // keyboard focus) alone, and costs what it touches: the patch's copy on
-// write (patch.js) keeps every untouched section the same object, so
+// write (the library's patch.js) keeps every untouched section the same object, so
 // "changed?" is one identity check, never a serialisation of the board.
 // Text is always set with textContent: any language, no markup injection.
 // Links get their href only from safeHref (item-view.js): http, https and
 // mailto, opened in a new tab with rel="noopener noreferrer".
 
-import { deepEqual } from './patch.js';
+import { deepEqual } from '/lib/patch.js';
 import { keepInOrder } from './keep-in-order.js';
 import { itemFields } from './item-view.js';
 

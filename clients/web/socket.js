@@ -10,23 +10,17 @@
 // token: no separators, no spaces), as a first `auth` message. The secret is
 // never put in the URL and never logged.
 
-// The terminal client's numbers (Sources/FoldCore/Support/Backoff.swift,
-// `Backoff(base: 0.5, cap: 10)`), so every client of a restarted daemon
-// comes back within the same bound.
-export const BACKOFF_BASE_MS = 500;
-export const BACKOFF_CAP_MS = 10000;
+// The reconnect delay is the library's (clients/js/backoff.js, served at
+// /lib/): every client of a restarted daemon comes back within the same
+// bound, by one implementation of Tests/vectors/backoff.json.
+import { backoffDelay } from '/lib/backoff.js';
+export { backoffDelay, BACKOFF_BASE_MS, BACKOFF_CAP_MS } from '/lib/backoff.js';
 
 // Whatever host served the page: behind a load balancer, its address, so a
 // reconnect after a daemon dies goes through it to another daemon. Every
 // other URL the dashboard uses is a path on the same host (/api/..., /app.js).
 export function socketURL(loc = window.location) {
   return `${loc.protocol === 'https:' ? 'wss:' : 'ws:'}//${loc.host}/ws`;
-}
-
-// Equal jitter: half the capped exponential delay, plus a random share of the other half.
-export function backoffDelay(attempt, random = Math.random) {
-  const ceiling = Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** attempt);
-  return Math.round(ceiling / 2 + random() * (ceiling / 2));
 }
 
 // RFC 2616 `token`: visible ASCII except separators.

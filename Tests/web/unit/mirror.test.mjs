@@ -1,5 +1,5 @@
-// clients/js/mirror.js (the dashboard's clients/web/mirror.js is a copy of
-// it: copies.test.mjs): the BoardMirror, held to the same rules as the Swift
+// clients/js/mirror.js (the dashboard loads it from /lib/mirror.js): the
+// BoardMirror, held to the same rules as the Swift
 // one (Tests for Sources/FoldClient/Mirror/BoardMirror.swift).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

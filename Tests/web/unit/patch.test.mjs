@@ -1,5 +1,5 @@
-// clients/js/patch.js (the dashboard's clients/web/patch.js is a copy of it:
-// copies.test.mjs): the RFC 6902 conformance suite, and the copy on write the
+// clients/js/patch.js (the dashboard loads it from /lib/patch.js): the
+// RFC 6902 conformance suite, and the copy on write the
 // page's rendering relies on (untouched values keep their identity).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

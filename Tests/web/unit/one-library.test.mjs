@@ -1,0 +1,26 @@
+// One implementation of the board copy, the JSON Patch applier and the
+// reconnect delay: the client library's (clients/js), which the dashboard
+// imports from /lib/ as the daemon serves it. No copy may creep back into
+// clients/web.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, readdirSync } from 'node:fs';
+import * as socket from '../../../clients/web/socket.js';
+import * as backoff from '../../../clients/js/backoff.js';
+
+const web = new URL('../../../clients/web/', import.meta.url);
+const modules = readdirSync(web).filter((f) => f.endsWith('.js'));
+
+test('the dashboard holds no copy of the library\'s applier, mirror or backoff', () => {
+  for (const f of ['patch.js', 'mirror.js', 'backoff.js']) assert.ok(!modules.includes(f), `clients/web/${f} is back: import /lib/${f}`);
+  for (const f of modules) {
+    const text = readFileSync(new URL(f, web), 'utf8');
+    assert.doesNotMatch(text, /function applyPatch\b|class BoardMirror\b|function backoffDelay\b/, `clients/web/${f} defines its own`);
+    assert.doesNotMatch(text, /from '\.\/(patch|mirror)\.js'/, `clients/web/${f} imports a copy`);
+  }
+});
+
+test('the page\'s backoff is the library\'s own function', () => {
+  assert.equal(socket.backoffDelay, backoff.backoffDelay);
+  assert.equal(socket.BACKOFF_CAP_MS, backoff.BACKOFF_CAP_MS);
+});
