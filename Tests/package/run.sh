@@ -197,7 +197,10 @@ echo "$toggled" | grep -q '"path": "/sections/1/expanded", "value": true' || fai
 curl -fsS "http://127.0.0.1:$port/b/default" >"$work/page.html"
 cmp -s "$work/page.html" "$root/usr/share/foldsync/web/index.html" || fail "/b/default is not the installed dashboard"
 curl -fsS -o /dev/null "http://127.0.0.1:$port/app.js" || fail "the dashboard's script"
-echo "  dashboard: /b/default is the installed index.html, /app.js served"
+curl -fsS "http://127.0.0.1:$port/lib/foldsync.js" >"$work/lib.js" || fail "the client library at /lib/foldsync.js"
+cmp -s "$work/lib.js" "$root/usr/share/foldsync/js/foldsync.js" || fail "/lib/foldsync.js is not the installed library"
+curl -fsS -o /dev/null "http://127.0.0.1:$port/lib/mirror.js" || fail "the library's mirror, which the dashboard imports"
+echo "  dashboard: /b/default is the installed index.html, /app.js and /lib/foldsync.js served"
 echo '{"mode":"multi","sections":[{"id":"a","title":"Alpha","items":["one"],"expanded":true}]}' >"$root/tmp/ops.json"
 client --board ops load /tmp/ops.json >/dev/null || fail "foldsync load in the root"
 client show | tee "$work/show-1.txt" | sed 's/^/  foldsync show: /'
