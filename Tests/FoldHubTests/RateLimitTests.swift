@@ -27,4 +27,19 @@ import Testing
         #expect(h.read(1).map { $0.code ?? $0.type! } == ["snapshot", "rate_limited"])
         #expect(h.read(2).map(\.type) == ["snapshot"])
     }
+
+    @Test func theRefusalNamesTheActionItRefuses() {
+        let h = HubHarness { $0.actionBurst = 1; $0.maxActionsPerSecond = 1 }
+        h.open(1)
+        h.subscribe(1)
+        h.act(1, .toggle, #""section":"s0""#, tag: "t9")
+        let refusal = h.read(1).last
+        #expect(refusal?.code == "rate_limited" && refusal?["id"]?.stringValue == "t9" && refusal?["board"]?.stringValue == "default")
+        // A message that is not JSON is still refused, naming nothing.
+        h.now += 2_000_000_000
+        h.subscribe(1)
+        h.send(1, "{")
+        h.send(1, "{")
+        #expect(h.read(1).last.map { $0.code == "rate_limited" && $0["id"] == nil } == true)
+    }
 }

@@ -7,7 +7,12 @@ extension Hub {
         metrics.messagesReceived += 1
         guard takeToken(s) else {
             metrics.limitHits["max-actions-per-second", default: 0] += 1
-            refuse(s, WireError(.rateLimited, "over \(settings.maxActionsPerSecond) messages per second"))
+            // The refusal names the action's id and board when the message
+            // has them, so a client can match it to what it sent (a parse
+            // bounded by max-message-bytes, like any message's).
+            let o = (try? JSONParser.parse(bytes, maxDepth: settings.limits.maxJSONDepth))?.objectValue
+            refuse(s, WireError(.rateLimited, "over \(settings.maxActionsPerSecond) messages per second",
+                                id: o?["id"]?.stringValue, board: o?["board"]?.stringValue.flatMap { Names.isValid($0) ? $0 : nil }))
             return
         }
         let json: JSON
