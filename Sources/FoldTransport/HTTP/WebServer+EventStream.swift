@@ -68,14 +68,7 @@ extension WebServer {
         guard let r = s.response,
               lws_add_http_common_headers(s.wsi, UInt32(r.status), r.contentType, lws_filepos_t.max, &p, end) == 0
         else { return .hangUp }
-        for (name, value) in r.headers + corsHeaders(s) {
-            let key = Array((name.lowercased() + ":").utf8) + [0]
-            let val = Array(value.utf8)
-            let ok = key.withUnsafeBufferPointer { k in
-                lws_add_http_header_by_name(s.wsi, k.baseAddress, val, Int32(val.count), &p, end) == 0
-            }
-            if !ok { return .hangUp }
-        }
+        guard Self.addHeaders(r.headers + corsHeaders(s), s.wsi, &p, end) else { return .hangUp }
         if lws_finalize_write_http_header(s.wsi, start, &p, end) != 0 { return .hangUp }
         s.headersSent = true
         // The request's header storage goes back to lws' pool (its values

@@ -61,14 +61,7 @@ extension WebServer {
             }
             var extra = r.headers + corsHeaders(s)
             if s.closeAfter { extra.append(("connection", "close")) }
-            for (name, value) in extra {
-                let key = Array((name.lowercased() + ":").utf8) + [0]
-                let val = Array(value.utf8)
-                let ok = key.withUnsafeBufferPointer { k in
-                    lws_add_http_header_by_name(s.wsi, k.baseAddress, val, Int32(val.count), &p, end) == 0
-                }
-                if !ok { return .hangUp }
-            }
+            guard Self.addHeaders(extra, s.wsi, &p, end) else { return .hangUp }
             if lws_finalize_write_http_header(s.wsi, start, &p, end) != 0 { return .hangUp }
             s.headersSent = true
             if r.body.isEmpty || s.method == "HEAD" { return finish(s) }
@@ -93,6 +86,21 @@ extension WebServer {
         exchanges[s.id] = nil
         if s.closeAfter { return .hangUp }
         return .hangUp(ifFailed: lws_http_transaction_completed(s.wsi))
+    }
+
+    /// Adds `headers` (any case; written lower-case) to a response being
+    /// built at `p`; false when they do not fit before `end`.
+    static func addHeaders(_ headers: [(String, String)], _ wsi: OpaquePointer,
+                           _ p: inout UnsafeMutablePointer<UInt8>?, _ end: UnsafeMutablePointer<UInt8>) -> Bool {
+        for (name, value) in headers {
+            let key = Array((name.lowercased() + ":").utf8) + [0]
+            let val = Array(value.utf8)
+            let ok = key.withUnsafeBufferPointer { k in
+                lws_add_http_header_by_name(wsi, k.baseAddress, val, Int32(val.count), &p, end) == 0
+            }
+            if !ok { return false }
+        }
+        return true
     }
 
     /// CORS for a page of an allowed origin: the origin echoed, never `*`

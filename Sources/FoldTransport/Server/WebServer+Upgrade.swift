@@ -66,14 +66,7 @@ extension WebServer {
         guard lws_add_http_header_by_token(wsi, WSI_TOKEN_HTTP_CONTENT_TYPE, contentType, Int32(contentType.count), &p, end) == 0,
               lws_add_http_header_by_token(wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH, length, Int32(length.count), &p, end) == 0
         else { return .hangUp }
-        for (name, value) in r.headers + [("connection", "close")] {
-            let key = Array((name.lowercased() + ":").utf8) + [0]
-            let val = Array(value.utf8)
-            let ok = key.withUnsafeBufferPointer { k in
-                lws_add_http_header_by_name(wsi, k.baseAddress, val, Int32(val.count), &p, end) == 0
-            }
-            guard ok else { return .hangUp }
-        }
+        guard Self.addHeaders(r.headers + [("connection", "close")], wsi, &p, end) else { return .hangUp }
         guard lws_finalize_http_header(wsi, &p, end) == 0, let bodyStart = p, end - bodyStart >= r.body.count else { return .hangUp }
         r.body.withUnsafeBytes { UnsafeMutableRawPointer(bodyStart).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
         let n = bodyStart - start + r.body.count
