@@ -17,6 +17,8 @@ import Testing
         "max-connections": "9", "max-connections-per-ip": "10", "per-ip-counts-loopback": "true",
         "max-actions-per-second": "11", "action-burst": "12", "max-subscriptions": "13",
         "tls-cert": "/etc/c.pem", "tls-key": "/etc/k.pem", "store": "postgresql://foldsync@127.0.0.1:5432/foldsync",
+        "jwt-key": "RS256:/etc/foldsync/idp.pem:kid=k1", "jwt-issuer": "https://idp.example", "jwt-audience": "foldsync",
+        "jwt-leeway": "5", "jwt-refresh-before": "20", "stream-heartbeat": "3",
     ]
 
     @Test func everyOptionHasASample() {
