@@ -66,7 +66,7 @@ class ExpiringSessions(harness.OneBrowser):
         self.sign_in(token)
         wait(d, lambda d: d.find_element(By.ID, "st-user").text == "signed in as wall", 5, "not signed in")
         wait(d, lambda d: d.find_elements(By.CSS_SELECTOR, ".sec-btn"), 5, "board did not load")
-        # A JWT is longer than the subprotocol offer may be: it went as an auth message.
+        # Every token, a JWT too, goes as an auth message (the library's rule).
         self.assertTrue(d.execute_script("return window.foldsync.page.conn.authByMessage"))
 
     def signin_message(self):

@@ -61,19 +61,20 @@ class Tokens(harness.OneBrowser):
         for css in ("#add-form", "#show-json", "#mode", "#expand-all", "#collapse-all"):
             self.assertFalse(shown(d, css), f"{css} shown without a token")
 
-    def test_handshake_offers_token_as_subprotocol_or_auth_message(self):
+    def test_the_page_connects_through_the_library(self):
         d = self.d
         d.get(f"{T.base}/")
         r = d.execute_async_script("""
             const done = arguments[0];
-            import('/socket.js').then((m) => done(['abc-DEF_123.~', 'has space', 'a/b', 'x,y', 'q=1', ''].map(
-              (s) => m.handshake(s))), (e) => done(String(e)));
+            Promise.all([import('/socket.js'), import('/lib/foldsync.js')]).then(([m, lib]) => {
+              const conn = new m.Connection(m.socketURL(), { token: () => null, onMessage() {}, onState() {} });
+              conn.open();
+              done({ library: conn.client instanceof lib.Client, transport: conn.client.transport,
+                     backoff: m.backoffDelay === lib.backoffDelay });
+              conn.close();
+            }, (e) => done(String(e)));
         """)
-        plain = ["foldsync.v1.batch", "foldsync.v1"]
-        self.assertEqual(r[0], {"protocols": plain + ["token.abc-DEF_123.~"], "auth": None})
-        for i, s in enumerate(["has space", "a/b", "x,y", "q=1"], start=1):
-            self.assertEqual(r[i], {"protocols": plain, "auth": {"type": "auth", "token": s}}, s)
-        self.assertEqual(r[5], {"protocols": plain, "auth": None})
+        self.assertEqual(r, {"library": True, "transport": "websocket", "backoff": True})
 
     def test_no_token_prompts_and_does_not_reconnect(self):
         name = new_board()
@@ -165,8 +166,8 @@ class Tokens(harness.OneBrowser):
         d.find_element(By.ID, "add-title").send_keys("Added by admin")
         d.find_element(By.CSS_SELECTOR, "#add-form button[type=submit]").click()
         wait(d, lambda d: len(d.find_elements(By.CSS_SELECTOR, ".section")) == 4, 3)
-        # The subprotocol carried this one (URL-safe), not an `auth` message.
-        self.assertFalse(d.execute_script("return window.foldsync.page.conn.authByMessage"))
+        # The library's `auth` message carried it (never a subprotocol or the URL).
+        self.assertTrue(d.execute_script("return window.foldsync.page.conn.authByMessage"))
 
     def test_secret_unfit_for_a_subprotocol_goes_in_an_auth_message(self):
         name = new_board()

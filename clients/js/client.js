@@ -14,6 +14,13 @@
 // WebSocket is tried again every `websocketRetryMs` (60 s); once one is
 // greeted it takes over on the spot (no state change) and every board is
 // resubscribed on it with `since`. Each switch is told as a "transport" event.
+//
+// For an application that decides itself when to come back (the dashboard
+// waits for its user after a 1008 refusal or an expired token):
+// options.reconnect(end) returning false leaves the client `disconnected`
+// with `delay: null` until reconnect(); authenticate(token) hands a new
+// token to the open connection; the "message" event passes on every message
+// of the daemon, for an application that keeps its own copy of a board.
 
 import { Board } from './board.js';
 import { Emitter } from './emitter.js';
@@ -42,6 +49,9 @@ export class Client {
     if (u.protocol !== 'ws:' && u.protocol !== 'wss:') throw new TypeError(`foldsync: ${url} is not a ws:// or wss:// URL`);
     const mode = options.transport ?? 'auto';
     if (!MODES.has(mode)) throw new TypeError(`foldsync: no transport "${options.transport}"`);
+    if (options.reconnect !== undefined && typeof options.reconnect !== 'function') {
+      throw new TypeError('foldsync: options.reconnect is a function (end) => boolean');
+    }
     if (options.WebSocket !== undefined && typeof options.WebSocket !== 'function') {
       throw new TypeError('foldsync: options.WebSocket is not a WebSocket constructor');
     }
@@ -141,6 +151,37 @@ export class Client {
       getJSON(`${apiBase(this.url)}/api/boards/${encodeURIComponent(board)}/history${q ? `?${q}` : ''}`, token));
   }
 
+  /**
+   * Drops the current connection (if any) and connects at once, asking the
+   * token again: after the application stopped reconnecting
+   * (options.reconnect returned false), or when its user gave a new token.
+   */
+  reconnect() {
+    if (this.state === 'closed') return;
+    clearTimeout(this.timer);
+    clearTimeout(this.helloTimer);
+    this.timer = null;
+    this.attempt = 0;
+    const conn = this.conn;
+    if (conn) {
+      this.generation += 1;   // nothing more from it, not even its close
+      this.conn = null;
+      conn.close();
+      this.failPending('disconnected', 'the client reconnected: the action may or may not have happened');
+      for (const board of this.boards.values()) board.disconnected();
+    }
+    this.connectNow();
+  }
+
+  /** Sends a new token on the open connection (a WebSocket's `auth` message); false when there is no connection. */
+  authenticate(token) {
+    if (!this.conn || typeof token !== 'string' || token === '') return false;
+    if (!this.conn.authenticate(token)) return false;
+    this.token = token;
+    this.seq += 1;
+    return true;
+  }
+
   /** Stops for good: pending actions and subscribes reject with `disconnected`, nothing reconnects. */
   close() {
     if (this.state === 'closed') return;
@@ -207,7 +248,20 @@ export class Client {
     this.conn = null;
     this.failPending('disconnected', `the connection was lost (${[code, reason].filter((x) => x !== null && x !== undefined && x !== '').join(': ')}): the action may or may not have happened`);
     for (const board of this.boards.values()) board.disconnected();
-    this.lost(reason || (opened ? 'connection lost' : 'could not connect'), code);
+    const why = reason || (opened ? 'connection lost' : 'could not connect');
+    // The application's say: false waits for reconnect() (a refusal its user must answer).
+    if (this.options.reconnect && this.askReconnect({ code, reason: why, opened }) === false) {
+      this.setState({ state: 'disconnected', reason: why, code, delay: null });
+      return;
+    }
+    this.lost(why, code);
+  }
+
+  askReconnect(end) {
+    try { return this.options.reconnect(end); } catch (e) {
+      console.error('foldsync: options.reconnect threw', e);
+      return true;
+    }
   }
 
   lost(reason, code) {
@@ -231,6 +285,12 @@ export class Client {
   // ---- the daemon's messages ----
 
   receive(m) {
+    this.handle(m);
+    // After the library's own handling, so a listener sees the boards (and the state) it left.
+    this.events.emit('message', m);
+  }
+
+  handle(m) {
     switch (m.type) {
       case 'hello': return this.hello(m);
       case 'authenticated':
@@ -267,10 +327,9 @@ export class Client {
     const conn = this.conn;
     try {
       const token = await resolveToken(this.options.token);
-      if (token === null || this.conn !== conn || !conn) return;
-      this.token = token;
-      this.seq += 1;
-      conn.authenticate(token);
+      // The same token again would renew nothing: the application will call authenticate() when it has one.
+      if (token === null || token === this.token || this.conn !== conn || !conn) return;
+      this.authenticate(token);
     } catch (e) {
       this.events.emit('error', new FoldError('forbidden', `the token function failed: ${e.message}`));
     }

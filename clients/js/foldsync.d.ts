@@ -52,13 +52,19 @@ export interface ConnectOptions {
   streamIdleMs?: number;
   /** The random source of the backoff's jitter, in [0, 1]; Math.random by default. */
   random?: () => number;
+  /**
+   * Asked each time a connection ends: false schedules no attempt — the client stays `disconnected`
+   * with `delay: null` until `reconnect()` (an application that must ask its user first: a 1008
+   * refusal, an expired token). Not asked after close(). Omitted: always reconnect.
+   */
+  reconnect?: (end: { code: number | null; reason: string; opened: boolean }) => boolean;
 }
 
 export type ConnectionState =
   | { state: 'connecting' }
   | { state: 'connected' }
-  /** reason: words for people; code: the WebSocket close code when there was one (always null on the stream); delay: ms before the next attempt. */
-  | { state: 'disconnected'; reason: string; code: number | null; delay: number }
+  /** reason: words for people; code: the WebSocket close code when there was one (always null on the stream); delay: ms before the next attempt, null when options.reconnect said to wait for reconnect(). */
+  | { state: 'disconnected'; reason: string; code: number | null; delay: number | null }
   | { state: 'closed' };
 
 export type StateName = ConnectionState['state'];
@@ -147,8 +153,10 @@ type Unsubscribe = () => void;
 export interface ClientEvents {
   state: ConnectionState;
   authenticated: Authenticated;
-  /** The daemon warned that the token expires in `in` seconds; a token function is asked for a new one. */
+  /** The daemon warned that the token expires in `in` seconds; a token function is asked for a new one (sent only if it differs from the connection's). */
   authExpiring: { in: number };
+  /** Every message of the daemon, after the library handled it: for an application that keeps its own copy (the dashboard). */
+  message: { type: string; [field: string]: unknown };
   /** A refusal that answers no action or subscribe (a token the daemon did not accept, a failed token refresh). */
   error: FoldError;
   /** transport "auto" switched: to "stream" (the WebSocket cannot get through) or back to "websocket". */
@@ -178,6 +186,12 @@ export declare class Client {
   /** One action on a board; resolves with the rev of its ack. */
   act(board: string, action: Action): Promise<number>;
   history(board: string, query?: HistoryQuery): Promise<HistoryPage>;
+  /** Drops the connection (pending actions reject with `disconnected`) and connects at once, asking the token again; resets the backoff. */
+  reconnect(): void;
+  /** Sends a new token on the open connection (`auth` on a WebSocket); false when there is none. */
+  authenticate(token: string): boolean;
+  /** Sends one protocol message as it is (no id, no answer matched); false when not connected. For applications that keep their own copy of a board. */
+  send(message: { type: string; [field: string]: unknown }): boolean;
   /** For good: pending actions reject with `disconnected`, nothing reconnects. */
   close(): void;
 }

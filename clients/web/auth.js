@@ -1,6 +1,6 @@
 // The dashboard's token: kept in sessionStorage only (gone when the tab
-// closes; never localStorage, never the URL, never logged), presented as a
-// subprotocol or `auth` message on WebSockets (socket.js) and as
+// closes; never localStorage, never the URL, never logged), presented in an
+// `auth` message on WebSockets (the library's, through socket.js) and as
 // `Authorization: Bearer` on HTTP.
 
 const KEY = 'foldsync.token';

@@ -20,8 +20,6 @@ export class BoardPage {
     this.board = board;
     this.mirror = new BoardMirror(board);
     this.session = null;
-    this.nextId = 1;
-    this.pending = new Map(); // action id -> what it was, for errors and acks
     this.lastChange = null;
     this.retryAt = 0;
     this.lastFocus = null;    // section id whose header had focus, restored after reconnects
@@ -32,8 +30,8 @@ export class BoardPage {
     this.auth = new AuthView(board, (root) => { if (this.may) this.showLocalFolds(root); });
     this.may = this.auth.may;
     this.list = new SectionList($('sections'), (node) => { showPermissions(this.may, node); this.showLocalFolds(node); });
+    // The library's client (socket.js): `hello` comes through onMessage, and the page subscribes then.
     this.conn = new Connection(socketURL(), {
-      onOpen: () => { if (!this.view.following) this.sendView(); this.subscribe(); },
       onMessage: (m) => this.onMessage(m),
       onState: (s) => this.onState(s),
       onClose: (e) => this.onClose(e),
@@ -92,7 +90,7 @@ export class BoardPage {
 
   tokenChanged(hasToken) {
     // A new token before the old one ends goes in band: nothing reconnects.
-    if (hasToken && this.auth.state.expiring && this.conn.send({ type: 'auth', token: getToken() })) return;
+    if (hasToken && this.auth.state.expiring && this.conn.authenticate(getToken())) return;
     // After an expiry the board stays, and the new connection resumes it with `since`.
     if (hasToken && this.auth.state.expired) {
       this.auth.apply({ type: 'token', hasToken });
@@ -106,7 +104,6 @@ export class BoardPage {
 
   clearBoard() {
     this.mirror.clear();
-    this.pending.clear();
     this.list.clear();
     $('missing').hidden = true;
     $('sections-empty').hidden = true;
@@ -143,25 +140,36 @@ export class BoardPage {
     if (this.lastChange) setStatus('last', `last change ${time(this.lastChange.at)}${this.lastChange.what}`);
   }
 
+  // One action, answered by the library (a rev, or a FoldError); the change itself comes as a patch.
   send(action, what) {
-    const id = `a${this.nextId++}`;
-    if (!this.conn.send({ ...action, board: this.board, id })) {
+    if (!this.conn.isOpen) {
       toast('Not connected: the change was not sent.');
-      return null;
+      return false;
     }
-    this.pending.set(id, what || action.type);
-    return id;
+    this.conn.act(this.board, action).then(
+      () => { if (what === 'create') this.subscribe(); },
+      (e) => this.onError(e, what || action.type));
+    return true;
   }
 
   // -- messages --
   onMessage(m) {
     if (m.board !== undefined && m.board !== this.board) return;
     switch (m.type) {
-      case 'hello': this.session = m.session; this.auth.apply({ type: 'hello' }); return;
+      case 'hello':
+        this.session = m.session;
+        this.auth.apply({ type: 'hello' });
+        // `view` first, so presence never counts this page following for a moment.
+        if (!this.view.following) this.sendView();
+        this.subscribe();
+        return;
       case 'authenticated': this.auth.apply(m); hideSignIn(); this.tick(); return;
       case 'authExpiring': this.sessionExpiring(m.in); return;
-      case 'ack': this.onAck(m); return;
-      case 'error': this.onError(m); return;
+      case 'ack': return;   // an action's: the library settled its promise (send)
+      case 'error':
+        // An action's refusal rejects its promise (send); the rest answer the subscribe.
+        if (m.id === undefined || m.id === null) this.onError(m, null);
+        return;
       case 'snapshot': case 'patch': this.auth.apply({ type: 'data' }); break;
       default: break;
     }
@@ -176,7 +184,6 @@ export class BoardPage {
   }
 
   onChanged(m, { ops, touched, mode }) {
-    this.conn.healthy();
     this.history.changed(m.type === 'snapshot');
     if (ops === null) {
       $('missing').hidden = true;
@@ -198,23 +205,18 @@ export class BoardPage {
     }
   }
 
-  onAck(m) {
-    const what = this.pending.get(m.id);
-    this.pending.delete(m.id);
-    if (what === 'create') this.subscribe();
-  }
-
-  onError(m) {
-    const what = m.id ? this.pending.get(m.id) : null;
-    if (m.id) this.pending.delete(m.id);
-    if (m.code === 'not_found' && !m.id && this.doc === null) { this.showDeleted(); return; }
+  // m: the daemon's error (a subscribe's, what null) or an action's FoldError (what it was).
+  onError(m, what) {
+    if (m.code === 'not_found' && what === null && this.doc === null) { this.showDeleted(); return; }
     if (m.code === 'forbidden') { this.onForbidden(m, what); return; }
+    // The connection went with the action: the offline banner says so, and the board catches up.
+    if (m.code === 'disconnected') return;
     toast(`${what ? `${what}: ` : ''}${m.message} (${m.code})`);
   }
 
   onForbidden(m, what) {
     if (!this.authed) { this.needSignIn(); return; }   // no valid token on this connection
-    if (!m.id) {
+    if (what === null) {
       // The subscribe: this token does not reach this board.
       this.clearBoard();
       setBanner(true, mayNot(this.auth.state, 'read this board'));

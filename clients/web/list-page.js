@@ -1,6 +1,7 @@
 // The list of boards (`/`): polled over HTTP every 5 s, and a form to create
 // a board from pasted JSON. HTTP says nothing of permissions, so the page
-// asks a WebSocket once per token (through socket.js, like the board page).
+// asks a WebSocket once per token (the library's client through socket.js,
+// like the board page).
 
 import { Connection, socketURL } from './socket.js';
 import { getToken, authHeaders } from './auth.js';
@@ -51,8 +52,7 @@ export class ListPage {
     let timer = null;
     const conn = new Connection(socketURL(), {
       token: () => secret,
-      onOpen: () => {},
-      onState: () => {},
+      onState: ({ state }) => { if (state === 'stopped') finish(); },
       onClose: () => false,   // a probe never reconnects
       onMessage: (m) => {
         if (m.type === 'authenticated') {

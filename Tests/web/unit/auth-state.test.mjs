@@ -4,6 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { initialAuth, nextAuth, onClose, signInOffered } from '../../../clients/web/auth-state.js';
 import { ALL, allowed, globMatches, identityFrom, mayNot } from '../../../clients/web/permissions.js';
+import { websocketTransport } from '/lib/websocket-transport.js';
 
 const viewer = { type: 'authenticated', name: 'viewer', permissions: ['read', 'fold'], boards: '*' };
 const run = (auth, ...events) => events.reduce((a, e) => nextAuth(a, e), auth);
@@ -107,12 +108,24 @@ test('a JWT: grants per glob decide each board, and its expiry is followed', () 
   assert.equal(nextAuth(expired, jwt).expired, false);
 });
 
-test('a JWT too long for the subprotocol offer goes as an auth message', async () => {
-  globalThis.window ??= { addEventListener() {} };
-  const { handshake, MAX_PROTOCOL_OFFER } = await import('../../../clients/web/socket.js');
+test('any token, a JWT too, goes as a first auth message, never in the subprotocols or the URL', () => {
+  // The page's connection is the library's transport; a stand-in socket records what it is given.
+  const made = [];
+  class Recorder {
+    constructor(url, protocols) { this.url = url; this.protocols = protocols; this.sent = []; this.readyState = 1; made.push(this); }
+    send(text) { this.sent.push(JSON.parse(text)); }
+    close() {}
+  }
   const jwt = `eyJhbGciOiJIUzI1NiJ9.${'e'.repeat(100)}.sig`;
-  assert.deepEqual(handshake(jwt).auth, { type: 'auth', token: jwt });
-  assert.equal(handshake(jwt).protocols.length, 2);
-  const short = handshake('abc');
-  assert.ok(short.protocols.join(', ').length <= MAX_PROTOCOL_OFFER && short.auth === null);
+  for (const token of [jwt, 'abc', 'has space/x']) {
+    websocketTransport.open('ws://h:1/ws', { token, WebSocket: Recorder }, { onMessage() {}, onClose() {} });
+    const ws = made.at(-1);
+    ws.onopen();
+    assert.deepEqual(ws.protocols, ['foldsync.v1.batch', 'foldsync.v1']);
+    assert.equal(ws.url, 'ws://h:1/ws');
+    assert.deepEqual(ws.sent, [{ type: 'auth', token }]);
+  }
+  websocketTransport.open('ws://h:1/ws', { token: null, WebSocket: Recorder }, { onMessage() {}, onClose() {} });
+  made.at(-1).onopen();
+  assert.deepEqual(made.at(-1).sent, []);
 });

@@ -1,5 +1,5 @@
-// One implementation of the board copy, the JSON Patch applier and the
-// reconnect delay: the client library's (clients/js), which the dashboard
+// One implementation of the board copy, the JSON Patch applier, the
+// WebSocket and the reconnect delay: the client library's (clients/js), which the dashboard
 // imports from /lib/ as the daemon serves it. No copy may creep back into
 // clients/web.
 import { test } from 'node:test';
@@ -23,4 +23,16 @@ test('the dashboard holds no copy of the library\'s applier, mirror or backoff',
 test('the page\'s backoff is the library\'s own function', () => {
   assert.equal(socket.backoffDelay, backoff.backoffDelay);
   assert.equal(socket.BACKOFF_CAP_MS, backoff.BACKOFF_CAP_MS);
+});
+
+test('no file of the dashboard constructs a WebSocket: the connection is the library\'s', () => {
+  for (const f of modules) {
+    const text = readFileSync(new URL(f, web), 'utf8');
+    assert.doesNotMatch(text, /new\s+(globalThis\.|window\.|self\.)?WebSocket\b/, `clients/web/${f} opens its own WebSocket`);
+    assert.doesNotMatch(text, /\b(Reflect\.construct|new\s+\w+)\s*\(\s*(globalThis\.|window\.)?WebSocket\b/, `clients/web/${f} constructs a WebSocket`);
+  }
+  const html = readFileSync(new URL('index.html', web), 'utf8');
+  assert.doesNotMatch(html, /\bWebSocket\b/, 'index.html opens a WebSocket');
+  // And the page does use the library's client.
+  assert.match(readFileSync(new URL('socket.js', web), 'utf8'), /from '\/lib\/foldsync\.js'/);
 });

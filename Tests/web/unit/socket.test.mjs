@@ -1,8 +1,8 @@
 // clients/web/socket.js, the parts without a socket: the reconnect delays
-// (the terminal client's cap) and the token handshake.
+// (the library's), the URL and the page's names for the library's states.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { backoffDelay, BACKOFF_BASE_MS, BACKOFF_CAP_MS, handshake, socketURL } from '../../../clients/web/socket.js';
+import { backoffDelay, BACKOFF_BASE_MS, BACKOFF_CAP_MS, pageState, socketURL } from '../../../clients/web/socket.js';
 
 test('backoff: exponential from 0.5 s, capped at 10 s like Backoff.swift, equal jitter', () => {
   assert.equal(BACKOFF_BASE_MS, 500);
@@ -18,11 +18,10 @@ test('the URL follows the page: ws for http, wss for https', () => {
   assert.equal(socketURL({ protocol: 'https:', host: 'boards.example.org:8443', pathname: '/b/team' }), 'wss://boards.example.org:8443/ws');
 });
 
-test('a token travels as a subprotocol when it can, else as a first auth message', () => {
-  const plain = ['foldsync.v1.batch', 'foldsync.v1'];
-  assert.deepEqual(handshake(null), { protocols: plain, auth: null });
-  assert.deepEqual(handshake('abc-DEF_1.~'), { protocols: [...plain, 'token.abc-DEF_1.~'], auth: null });
-  for (const s of ['has space', 'a/b', 'x,y', 'q=1']) {
-    assert.deepEqual(handshake(s), { protocols: plain, auth: { type: 'auth', token: s } }, s);
-  }
+test('the page names the library\'s states: open, connecting, waiting, and stopped when nothing is scheduled', () => {
+  assert.equal(pageState({ state: 'connected' }), 'open');
+  assert.equal(pageState({ state: 'connecting' }), 'connecting');
+  assert.equal(pageState({ state: 'disconnected', reason: 'connection lost', code: 1006, delay: 250 }), 'waiting');
+  assert.equal(pageState({ state: 'disconnected', reason: 'x', code: 1008, delay: null }), 'stopped');
+  assert.equal(pageState({ state: 'closed' }), 'stopped');
 });
