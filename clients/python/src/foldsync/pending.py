@@ -1,7 +1,8 @@
 """Actions awaiting their `ack` or `error`, matched by the `id` we sent.
 
-One refusal comes without an id: `rate_limited`, which the daemon decides
-before it reads the message. It is matched by order instead. The daemon
+A `rate_limited` refusal names the action's id when the message had one
+(the daemon reads it back for that); one without (a `view`, or a message
+that was not JSON) is matched by order instead. The daemon
 sends a connection its acks in the order the actions were sent, so when an
 ack arrives, an action sent before it that is still unanswered was refused
 without an id; and once as many such refusals are held as actions wait, they
