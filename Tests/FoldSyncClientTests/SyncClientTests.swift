@@ -58,20 +58,18 @@ import Testing
     }
 
     @Test func subscribe_mirror_equals_get() async throws {
-        let d = try DaemonProcess()
-        defer { d.shutdown() }
-        let client = try FoldSyncClient(url: d.url)
-        defer { client.close() }
+        let f = try Fixture()
+        defer { f.end() }
+        let (d, client) = (f.daemon, f.client)
         let board = try await client.subscribe("default")
         let get = try Self.http(d, "GET", "/api/boards/default")
         #expect(board.state == get["state"] && board.rev == get["rev"]?.intValue && board.epoch == get["epoch"]?.stringValue)
     }
 
     @Test func ack_resolves_with_rev() async throws {
-        let d = try DaemonProcess()
-        defer { d.shutdown() }
-        let client = try FoldSyncClient(url: d.url)
-        defer { client.close() }
+        let f = try Fixture()
+        defer { f.end() }
+        let (d, client) = (f.daemon, f.client)
         let board = try await client.subscribe("default")
         let changes = Recorder(board)
         let rev = try await board.toggle("s1")
@@ -82,10 +80,9 @@ import Testing
     }
 
     @Test func remote_change_applied() async throws {
-        let d = try DaemonProcess()
-        defer { d.shutdown() }
-        let client = try FoldSyncClient(url: d.url)
-        defer { client.close() }
+        let f = try Fixture()
+        defer { f.end() }
+        let (d, client) = (f.daemon, f.client)
         let board = try await client.subscribe("default")
         let changes = Recorder(board)
         _ = try Self.http(d, "POST", "/api/boards/default/actions", body: #"{"type":"setTitle","section":"s0","title":"From afar"}"#)
@@ -97,10 +94,9 @@ import Testing
     }
 
     @Test func error_is_typed() async throws {
-        let d = try DaemonProcess()
-        defer { d.shutdown() }
-        let client = try FoldSyncClient(url: d.url)
-        defer { client.close() }
+        let f = try Fixture()
+        defer { f.end() }
+        let client = f.client
         let board = try await client.subscribe("default")
         do {
             try await board.toggle("nope")
@@ -135,10 +131,9 @@ import Testing
     }
 
     @Test func reconnect_with_backoff() async throws {
-        let d = try DaemonProcess()
-        defer { d.shutdown() }
-        let client = try FoldSyncClient(url: d.url)
-        defer { client.close() }
+        let f = try Fixture()
+        defer { f.end() }
+        let (d, client) = (f.daemon, f.client)
         let states = States(client)
         _ = try await client.subscribe("default")
         #expect(d.stop() == 0)
@@ -151,10 +146,9 @@ import Testing
     }
 
     @Test func resume_since() async throws {
-        let d = try DaemonProcess()
-        defer { d.shutdown() }
-        let client = try FoldSyncClient(url: d.url)
-        defer { client.close() }
+        let f = try Fixture()
+        defer { f.end() }
+        let (d, client) = (f.daemon, f.client)
         let board = try await client.subscribe("default")
         let changes = Recorder(board)
         #expect(try await board.toggle("s0") == 1)
@@ -245,10 +239,9 @@ import Testing
     }
 
     @Test func helpers() async throws {
-        let d = try DaemonProcess()
-        defer { d.shutdown() }
-        let client = try FoldSyncClient(url: d.url)
-        defer { client.close() }
+        let f = try Fixture()
+        defer { f.end() }
+        let (d, client) = (f.daemon, f.client)
         let board = try await client.subscribe("default")
         #expect(try await board.expand("s2") == 1)
         #expect(try await board.collapse("s2") == 2)
@@ -277,6 +270,20 @@ import Testing
     }
 
     // MARK: helpers
+
+    /// A daemon and one client of it, ended together.
+    struct Fixture {
+        let daemon: DaemonProcess
+        let client: FoldSyncClient
+        init(_ flags: [String] = []) throws {
+            daemon = try DaemonProcess(flags)
+            client = try FoldSyncClient(url: daemon.url)
+        }
+        func end() {
+            client.close()
+            daemon.shutdown()
+        }
+    }
 
     final class Counter: @unchecked Sendable {
         private let lock = NSLock()
