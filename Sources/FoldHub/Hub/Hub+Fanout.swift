@@ -8,6 +8,7 @@ extension Hub {
         guard !ids.isEmpty else { return }
         metrics.framesQueued += ids.count
         metrics.bytesQueued += ids.count * frame.count
+        if !streams.isEmpty, broadcastWithStreams(frame, on: board, to: ids) { return }
         emit(.fanOut(ids: ids, frame: frame, flush: .endOfTurn))
     }
 

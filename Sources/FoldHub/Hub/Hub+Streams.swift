@@ -61,19 +61,30 @@ extension Hub {
         arm(.heartbeat, at: now.adding(seconds: settings.streamHeartbeat))
     }
 
+    /// A broadcast on a board some streams watch: the WebSocket subscribers
+    /// get the frame, the streams the event, framed once. False when no
+    /// stream watches the board (then the caller fans out as usual), so a
+    /// board without streams costs one pass over the few open streams.
+    func broadcastWithStreams(_ frame: [UInt8], on board: String, to ids: [UInt64]) -> Bool {
+        let watching = streams.filter { sessions[$0]?.stream == board }
+        guard !watching.isEmpty else { return false }
+        let sockets = ids.filter { !watching.contains($0) }
+        let streamIDs = ids.filter { watching.contains($0) }
+        if !sockets.isEmpty { emitSplit(.fanOut(ids: sockets, frame: frame, flush: .endOfTurn)) }
+        if !streamIDs.isEmpty, let e = event(frame, for: streamIDs) { emitSplit(.streamSend(ids: streamIDs, event: e, bounded: true)) }
+        return true
+    }
+
     /// The effects for `effect` when it reaches any stream: the streams'
     /// share as events, the WebSocket connections' share as it was. Nil
-    /// when no stream is concerned (the common case: one set lookup each).
+    /// when no stream is concerned. Broadcasts are split at their source
+    /// (`broadcastWithStreams`); what comes here is addressed to a few.
     func routedToStreams(_ effect: HubEffect) -> [HubEffect]? {
         switch effect {
         case .send(let ids, let frame):
             guard let (sockets, streamIDs) = split(ids) else { return nil }
             return (sockets.isEmpty ? [] : [.send(ids: sockets, frame: frame)])
                 + (event(frame, for: streamIDs).map { [.streamSend(ids: streamIDs, event: $0, bounded: false)] } ?? [])
-        case .fanOut(let ids, let frame, let flush):
-            guard let (sockets, streamIDs) = split(ids) else { return nil }
-            return (sockets.isEmpty ? [] : [.fanOut(ids: sockets, frame: frame, flush: flush)])
-                + (event(frame, for: streamIDs).map { [.streamSend(ids: streamIDs, event: $0, bounded: true)] } ?? [])
         case .resync(let id, let frames) where streams.contains(id):
             return [.streamResync(id: id, events: frames.compactMap { event($0, for: [id]) })]
         case .close(let id, _, _, let cause, let flush, _) where streams.contains(id):

@@ -105,6 +105,9 @@ public final class Hub {
         out.append(effect)
     }
 
+    /// An effect already split between sockets and streams.
+    func emitSplit(_ effect: HubEffect) { out.append(effect) }
+
     /// Sets a deadline, asking for a wake-up when it is the earliest.
     func arm(_ d: Deadline, at t: Instant) {
         if let wake = deadlines.set(d, at: t) { emit(.wakeAt(wake)) }
