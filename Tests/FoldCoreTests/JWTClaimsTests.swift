@@ -59,11 +59,11 @@ import Testing
 
     @Test func grantsAreTheUnionOfMatchingGlobs() throws {
         let c = try Self.claims(#"{"sub":"a","exp":1,"foldsync":{"ops-*":["read","fold"],"team-a":["read","fold","edit"],"*":["read"]}}"#)
-        #expect(c.permissions(on: "ops-1") == [.read, .fold])
-        #expect(c.permissions(on: "team-a") == [.read, .fold, .edit])
-        #expect(c.permissions(on: "other") == [.read])
-        #expect(c.permissions(on: nil) == [.read, .fold, .edit])
-        #expect(try Self.claims(#"{"sub":"a","exp":1}"#).permissions(on: "x").isEmpty, "no foldsync claim grants nothing")
+        #expect(Identity(claims: c).permissions(on: "ops-1") == [.read, .fold])
+        #expect(Identity(claims: c).permissions(on: "team-a") == [.read, .fold, .edit])
+        #expect(Identity(claims: c).permissions(on: "other") == [.read])
+        #expect(Identity(claims: c).permissions(on: nil) == [.read, .fold, .edit])
+        #expect(Identity(claims: try Self.claims(#"{"sub":"a","exp":1}"#)).permissions(on: "x").isEmpty, "no foldsync claim grants nothing")
         #expect(Self.check(#"{"sub":"a","exp":1,"foldsync":{"b":["write"]}}"#) == .claims)
         #expect(Self.check(#"{"sub":"a","exp":1,"foldsync":{"b c":["read"]}}"#) == .claims)
         #expect(Self.check(#"{"sub":"a","exp":1,"foldsync":["read"]}"#) == .claims)

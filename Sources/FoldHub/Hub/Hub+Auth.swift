@@ -56,7 +56,11 @@ extension Hub {
     /// presented at the upgrade, or a deadline to present one.
     func authenticateOnOpen(_ s: Session, headers: [String: String]) {
         guard !settings.isOpen else { return }
-        if let secret = upgradeToken(headers), case .proved(let identity, let left) = prove(secret) {
+        defer { admitted = nil }
+        if let a = admitted, a.header == headers["authorization"] {
+            // The time left counts from the proof, however long ago the upgrade began.
+            grant(a.identity, secondsLeft: a.secondsLeft.map { $0 - Double(now &- a.at) / 1e9 }, to: s)
+        } else if let secret = upgradeToken(headers), case .proved(let identity, let left) = prove(secret) {
             grant(identity, secondsLeft: left, to: s)
         } else {
             arm(.auth(s.id), at: now.adding(seconds: Double(settings.authTimeout)))

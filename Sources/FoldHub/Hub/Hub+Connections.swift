@@ -13,17 +13,12 @@ extension Hub {
             metrics.upgradesRefused["origin", default: 0] += 1
             return .error(.forbidden, "origin \(origin) may not connect")
         }
-        if sessions.count >= settings.maxConnections {
-            metrics.upgradesRefused["max-connections", default: 0] += 1
-            return .refusal(status: 503, code: "unavailable", "the daemon holds its maximum of \(settings.maxConnections) connections")
-        }
-        if countsPerIP(peer), connectionsPerIP[peer, default: 0] >= settings.maxConnectionsPerIP {
-            metrics.upgradesRefused["max-connections-per-ip", default: 0] += 1
-            return .refusal(status: 503, code: "unavailable", "this address holds its maximum of \(settings.maxConnectionsPerIP) connections")
-        }
+        if let full = connectionLimitRefusal(peer: peer) { return full }
         if !settings.isOpen, let header = headers["authorization"] {
             switch Self.bearer(header).map(prove) {
-            case .proved?: break
+            case .proved(let who, let left)?:
+                // `opened` follows on this thread: it takes this proof rather than checking the signature again.
+                admitted = (header, who, left, now)
             case .refused(let r)?:
                 metrics.upgradesRefused["token", default: 0] += 1
                 return Self.unauthorized(r)
@@ -32,6 +27,19 @@ extension Hub {
                 metrics.upgradesRefused["token", default: 0] += 1
                 return Self.unauthorized
             }
+        }
+        return nil
+    }
+
+    /// `max-connections` and `max-connections-per-ip`, for WebSockets and event streams alike.
+    func connectionLimitRefusal(peer: String) -> HubResponse? {
+        if sessions.count >= settings.maxConnections {
+            metrics.upgradesRefused["max-connections", default: 0] += 1
+            return .refusal(status: 503, code: "unavailable", "the daemon holds its maximum of \(settings.maxConnections) connections")
+        }
+        if countsPerIP(peer), connectionsPerIP[peer, default: 0] >= settings.maxConnectionsPerIP {
+            metrics.upgradesRefused["max-connections-per-ip", default: 0] += 1
+            return .refusal(status: 503, code: "unavailable", "this address holds its maximum of \(settings.maxConnectionsPerIP) connections")
         }
         return nil
     }

@@ -17,14 +17,7 @@ extension Hub {
         guard let b = boards[name], b.committed != nil else {
             return emit(.respond(exchange: r.id, .error(.notFound, "no board '\(name)'")))
         }
-        if sessions.count >= settings.maxConnections {
-            metrics.upgradesRefused["max-connections", default: 0] += 1
-            return emit(.respond(exchange: r.id, .refusal(status: 503, code: "unavailable", "the daemon holds its maximum of \(settings.maxConnections) connections")))
-        }
-        if countsPerIP(r.peer), connectionsPerIP[r.peer, default: 0] >= settings.maxConnectionsPerIP {
-            metrics.upgradesRefused["max-connections-per-ip", default: 0] += 1
-            return emit(.respond(exchange: r.id, .refusal(status: 503, code: "unavailable", "this address holds its maximum of \(settings.maxConnectionsPerIP) connections")))
-        }
+        if let full = connectionLimitRefusal(peer: r.peer) { return emit(.respond(exchange: r.id, full)) }
         // Where to resume: the browser's Last-Event-ID on a reconnect, or ?since=.
         var since = r.headers["last-event-id"].flatMap(EventStream.parsePosition)
         if since == nil {

@@ -17,6 +17,9 @@ public final class Hub {
 
     var boards: [String: BoardState] = [:]
     var sessions: [UInt64: Session] = [:]
+    /// The `Authorization` header `admit` just proved, and what it proved:
+    /// `opened` for the same upgrade comes next and takes it.
+    var admitted: (header: String, identity: Identity, secondsLeft: Double?, at: Instant)?
     /// The sessions that are event streams (`Hub+Streams`), for the one check each effect pays.
     var streams: Set<UInt64> = []
     var subscriptions = Subscriptions()

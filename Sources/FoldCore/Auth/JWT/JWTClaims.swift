@@ -88,11 +88,4 @@ public struct JWTClaims: Sendable, Equatable {
         if let want, !audience.contains(want) { throw JWTRefusal(.audience, "the token is not meant for this audience") }
     }
 
-    /// What the token grants on `board`: the union of its matching globs;
-    /// with no board (the list of boards), the union of all.
-    public func permissions(on board: String?) -> Permission {
-        grants.reduce(into: Permission()) { p, g in
-            if board.map({ Glob.matches(g.glob, $0) }) ?? true { p.formUnion(g.permissions) }
-        }
-    }
 }
