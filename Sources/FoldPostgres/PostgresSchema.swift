@@ -5,7 +5,7 @@ import FoldCore
 /// foldsyncd is refused rather than misread.
 enum PostgresSchema {
     /// The version this binary writes and understands.
-    static let version = 2
+    static let version = 3
 
     /// Held (transaction-scoped) while creating, so daemons starting together
     /// do not race on `CREATE TABLE`.
@@ -29,6 +29,8 @@ enum PostgresSchema {
                 ADD COLUMN session text NOT NULL DEFAULT '', ADD COLUMN action text, ADD COLUMN inverse text,
                 ADD COLUMN summary text NOT NULL DEFAULT '';
             """,
+        // The tables stay; a change of fields may now store `FieldUndo`'s compact undo, which an older release cannot read.
+        2: "SELECT 1",
     ]
 
     /// Creates the tables on a fresh database; refuses one whose version

@@ -13,7 +13,7 @@ import Testing
         limits.maxSections = 12
         limits.maxItems = 6
         limits.maxTitleBytes = 16
-        var checked = 0, shortcuts = 0
+        var checked = 0, shortcuts = 0, compacts = 0
         let generator = ActionPropertyTests()
         for _ in 0..<800 {
             let b = Int.random(in: 0..<boards.count, using: &rng)
@@ -25,6 +25,17 @@ import Testing
             if let fields = try before.fieldInverse(of: change.ops) {
                 #expect(fields == (try before.steppedInverse(of: change.ops)), "\(action)")
                 shortcuts += 1
+            }
+            // The record's stored undo reads back as exactly this inverse, compact or not.
+            let forward = PatchOp.encode(change.ops)
+            if let compact = FieldUndo.encode(change.ops, before: before) {
+                #expect(try before.fieldInverse(of: change.ops) != nil, "compact where the shortcut is not: \(action)")
+                #expect(FieldUndo.inverse(stored: compact, forward: forward) == inverse, "\(action)")
+                #expect(FieldUndo.inverseBytes(stored: compact, forward: forward) == PatchOp.encode(inverse))
+                compacts += 1
+            } else {
+                #expect(try before.fieldInverse(of: change.ops) == nil, "the shortcut applies but no compact undo: \(action)")
+                #expect(FieldUndo.inverse(stored: PatchOp.encode(inverse), forward: forward) == inverse)
             }
             #expect(try change.board.patched(with: inverse) == before, "\(action)")
             // The same through the generic patch, and off the wire.
@@ -41,6 +52,28 @@ import Testing
         }
         #expect(checked > 200)   // fewer since the focus actions joined (some are refused by design)
         #expect(shortcuts > 50, "the field shortcut was taken \(shortcuts) times")
+        #expect(compacts == shortcuts)
+    }
+
+    /// The compact undo: about 30 bytes for a title; only the paths actions write; unreadable input gives no undo.
+    @Test func aFieldUndoIsSmallAndReadsOnlyWhatActionsWrite() throws {
+        let b = Board(mode: .multi, sections: [Section(id: "s0", title: "w0:499", items: [.string("a")])])
+        let ops: [PatchOp] = [.replace(path: "/sections/0/title", value: .string("w0:500"))]
+        let compact = try #require(FieldUndo.encode(ops, before: b))
+        #expect(text(compact) == #"{"ids":["s0"],"old":["w0:499"]}"#)
+        #expect(text(PatchOp.encode(try b.inverse(of: ops))).utf8.count > 4 * compact.count)
+        #expect(FieldPath.parse("/sections/12/expanded")! == (12, .expanded))
+        for path in ["/sections/01/title", "/sections//title", "/sections/1/id", "/sections/1/titles", "/sections/1", "/mode",
+                     "/sections/1234567890/title", "/section/1/title", "/sections/1/title/0"] {
+            #expect(FieldPath.parse(path) == nil, "\(path)")
+        }
+        #expect(FieldUndo.encode([.replace(path: "/sections/1/title", value: .string("x"))], before: b) == nil)   // no section 1
+        #expect(FieldUndo.encode([.replace(path: "/mode", value: .string("single"))], before: b) == nil)
+        #expect(FieldUndo.encode(ops + ops, before: b) == nil)
+        #expect(FieldUndo.inverse(stored: Array(#"{"ids":["s0"]}"#.utf8), forward: PatchOp.encode(ops)) == nil)
+        #expect(FieldUndo.inverse(stored: compact, forward: Array("[]".utf8)) == nil)
+        #expect(FieldUndo.inverse(stored: [], forward: PatchOp.encode(ops)) == nil)
+        #expect(FieldUndo.inverseBytes(stored: Array("{".utf8), forward: PatchOp.encode(ops)).isEmpty)
     }
 
     /// A fold's undo over a later move: carried to the section's new place;

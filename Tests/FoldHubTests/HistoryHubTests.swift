@@ -20,7 +20,10 @@ import Testing
         #expect(record.actor == "anonymous" && record.session == "http")
         #expect(record.summary == "toggle s1 → expanded '1'")
         #expect(text(record.action) == #"{"type":"toggle","section":"s1"}"#)
-        let inverse = try JSONPatch.decode(JSONParser.parse(record.inverse))
+        // A fold is a change of fields: its undo is stored compact, and read back as the full inverse.
+        #expect(FieldUndo.isCompact(record.inverse))
+        let ops = try #require(batch.changes.first?.ops)
+        let inverse = try #require(FieldUndo.inverse(stored: record.inverse, forward: ops))
         let after = try #require(h.hub.board("default")?.head)
         #expect(try after.patched(with: inverse) == .initial)
     }

@@ -24,6 +24,67 @@ import Testing
         db.close()
     }
 
+    /// Schema 2 exactly as the release that wrote it (the change log keyed by (board, rev), WITHOUT ROWID).
+    static let schemaTwo = """
+        CREATE TABLE boards(
+            name TEXT PRIMARY KEY, epoch TEXT NOT NULL, rev INTEGER NOT NULL, state BLOB NOT NULL);
+        CREATE TABLE changes(
+            board TEXT NOT NULL, rev INTEGER NOT NULL, ops BLOB NOT NULL,
+            at INTEGER NOT NULL DEFAULT 0, actor TEXT NOT NULL DEFAULT '', session TEXT NOT NULL DEFAULT '',
+            action BLOB, inverse BLOB, summary TEXT NOT NULL DEFAULT '',
+            PRIMARY KEY(board, rev)) WITHOUT ROWID;
+        CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+        INSERT INTO meta(key, value) VALUES('schema', '2');
+        PRAGMA user_version = 2;
+        INSERT INTO boards VALUES('default', 'ep', 2, '{"mode":"multi","sections":[{"id":"s1","title":"A","items":[],"expanded":true}]}');
+        INSERT INTO changes VALUES('default', 1, '[{"op":"replace","path":"/sections/0/title","value":"A"}]', 5, 'alice', 'c1',
+            '{"type":"setTitle","section":"s1","title":"A"}',
+            '[{"op":"test","path":"/sections/0/id","value":"s1"},{"op":"test","path":"/sections/0/title","value":"A"},{"op":"replace","path":"/sections/0/title","value":"1"}]',
+            'title of s1 ''1'' → ''A''');
+        INSERT INTO changes VALUES('default', 2, '[{"op":"replace","path":"/sections/0/expanded","value":true}]', 6, 'bob', 'http',
+            '{"type":"toggle","section":"s1"}',
+            '[{"op":"test","path":"/sections/0/id","value":"s1"},{"op":"test","path":"/sections/0/expanded","value":true},{"op":"replace","path":"/sections/0/expanded","value":false}]',
+            'toggle s1 → expanded ''A''');
+        """
+
+    /// A schema-2 store: its change log rebuilt as a rowid table, every record intact (the
+    /// full inverses it stored still read as they were), and new changes stored compact beside them.
+    @Test func aSchemaTwoStoreIsRebuiltWithEveryRecordIntact() throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let db = try SQLiteDatabase(path: path)
+        try db.execute("PRAGMA journal_mode=WAL")
+        try db.execute(Self.schemaTwo)
+        db.close()
+        let store = try SQLiteStore(path: path)
+        #expect(store.upgradedSchema?.from == 2 && store.upgradedSchema?.to == 3)
+        let h = try store.history(board: "default", HistoryQuery(.latest, limit: 10))
+        #expect(h.map(\.rev) == [1, 2] && h.map { $0.record?.actor } == ["alice", "bob"] && h.map { $0.record?.at } == [5, 6])
+        #expect(h[1].record?.summary == "toggle s1 → expanded 'A'")
+        let stored = try #require(h[1].record?.inverse)
+        let undo = try #require(FieldUndo.inverse(stored: stored, forward: h[1].ops))
+        #expect(undo.last == .replace(path: "/sections/0/expanded", value: .bool(false)))
+        #expect(try store.loadChanges(board: "default", after: 1).map(\.rev) == [2])
+        var batch = CommitBatch(historyLimit: 10, now: 7, keepMs: 0)
+        let before = try Board(json: JSONParser.parse(Array(#"{"mode":"multi","sections":[{"id":"s1","title":"A","items":[],"expanded":true}]}"#.utf8)), limits: Limits())
+        let ops: [PatchOp] = [.replace(path: "/sections/0/title", value: .string("B"))]
+        let compact = try #require(FieldUndo.encode(ops, before: before))
+        batch.boards = [StoredBoard(name: "default", epoch: "ep", rev: 3, state: Array(#"{"mode":"multi","sections":[{"id":"s1","title":"B","items":[],"expanded":true}]}"#.utf8))]
+        batch.changes = [StoredChange(board: "default", rev: 3, ops: PatchOp.encode(ops),
+                                      record: ChangeRecord(actor: "carol", session: "c2", action: Array(#"{"type":"setTitle"}"#.utf8),
+                                                           inverse: compact, summary: "t"))]
+        try store.commit(batch)
+        store.close()
+        let raw = try SQLiteDatabase(path: path)
+        let sql = try raw.prepare("SELECT sql FROM sqlite_master WHERE name = 'changes'")
+        #expect(try sql.step() && !sql.text(0).contains("WITHOUT ROWID"))
+        sql.reset()
+        raw.close()
+        let again = try SQLiteStore(path: path)
+        let all = try again.history(board: "default", HistoryQuery(.latest, limit: 10))
+        #expect(all.map(\.rev) == [1, 2, 3])
+        #expect(FieldUndo.inverse(stored: all[2].record!.inverse, forward: all[2].ops)?.last == .replace(path: "/sections/0/title", value: .string("A")))
+    }
+
     @Test func aReleaseOneStoreIsUpgradedInPlaceWithEverythingIntact() throws {
         defer { try? FileManager.default.removeItem(at: directory) }
         try writeReleaseOneStore()

@@ -110,7 +110,8 @@ public enum HistoryBody {
             JSONWriter.appendRaw(",\"action\":", to: &out)
             out += r.action
             JSONWriter.appendRaw(",\"inverse\":", to: &out)
-            out += r.inverse.isEmpty ? Array("null".utf8) : r.inverse
+            let inverse = FieldUndo.inverseBytes(stored: r.inverse, forward: e.ops)
+            out += inverse.isEmpty ? Array("null".utf8) : inverse
         }
         JSONWriter.appendRaw(",\"ops\":", to: &out)
         out += e.ops.isEmpty ? Array("[]".utf8) : e.ops

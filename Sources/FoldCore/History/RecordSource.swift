@@ -23,12 +23,15 @@ public struct RecordSource: Sendable {
         self.reverted = reverted
     }
 
-    /// The record as stored: the action and its undo encoded, the summary in words.
+    /// The record as stored: the action and its undo encoded (compact for a
+    /// change of fields, `FieldUndo`), the summary in words.
     /// An undo that cannot be computed is left empty (the change then cannot be reverted).
     public func record() -> ChangeRecord {
-        let inverse = (try? before.inverse(of: change.ops)).map(PatchOp.encode) ?? []
+        let inverse = FieldUndo.encode(change.ops, before: before)
+            ?? (try? before.inverse(of: change.ops)).map(PatchOp.encode) ?? []
         return ChangeRecord(actor: actor, session: session,
                             action: ChangeSummary.record(action, reverts: reverts), inverse: inverse,
                             summary: ChangeSummary.describe(action, before: before, after: change.board, reverted: reverted))
     }
 }
+

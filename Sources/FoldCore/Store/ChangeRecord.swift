@@ -11,6 +11,8 @@ public struct ChangeRecord: Sendable, Equatable {
     public var action: [UInt8]
     /// RFC 6902 operations that undo the change, encoded; each starts with
     /// `test`s of what the change set, so an undo over later changes fails.
+    /// A change of section fields keeps only `FieldUndo`'s compact form:
+    /// read it with `FieldUndo.inverse(stored:forward:)`.
     public var inverse: [UInt8]
     /// The change in words ("toggle s1 → expanded 'Today'").
     public var summary: String

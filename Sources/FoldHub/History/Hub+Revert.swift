@@ -31,8 +31,7 @@ extension Hub {
         guard let entry = read.first, entry.rev == rev else {
             return refuse(.notFound, "change \(rev) is no longer in the history of '\(name)' (history-days \(settings.historyDaysText), history-per-board \(settings.historyPerBoard))")
         }
-        guard let record = entry.record, !record.inverse.isEmpty,
-              let inverse = try? JSONPatch.decode(JSONParser.parse(record.inverse, maxDepth: 512)) else {
+        guard let record = entry.record, let inverse = FieldUndo.inverse(stored: record.inverse, forward: entry.ops) else {
             return refuse(.invalid, "change \(rev) was stored without its undo (before history was kept); it cannot be reverted")
         }
         let undone = Self.undoneKind(record.action)
