@@ -13,6 +13,8 @@ public final class SQLiteStore: BoardStore, @unchecked Sendable {
     /// nil once closed.
     private var sql: SQLiteStatements?
     private let checkpointer: SQLiteCheckpointer
+    /// Which boards' state the file holds at which rev (see `StateSnapshots`).
+    private var snapshots = StateSnapshots()
     /// The schema version the file had when opened (0: new), for the log.
     public let openedVersion: Int
     /// The version this binary writes.
@@ -90,11 +92,25 @@ public final class SQLiteStore: BoardStore, @unchecked Sendable {
         let s = try statements().selectBoards
         s.reset()
         defer { s.reset() }
-        var out: [StoredBoard] = []
+        var rows: [StoredBoard] = []
         while try s.step() {
-            out.append(StoredBoard(name: s.text(0), epoch: s.text(1), rev: s.int(2), state: s.blob(3)))
+            rows.append(StoredBoard(name: s.text(0), epoch: s.text(1), rev: s.int(2), state: s.blob(3)))
         }
-        return out
+        s.reset()
+        // A row's state may lag its board by a few revs: the changes logged after it bring it to the head.
+        return try rows.map { (row: StoredBoard) throws(StoreError) -> StoredBoard in
+            let after = try loadChanges(board: row.name, after: row.rev)
+            var board = row
+            if !after.isEmpty {
+                guard after.map(\.rev) == Array(row.rev + 1 ... row.rev + after.count) else {
+                    throw StoreError("board '\(row.name)': the change log after its stored state (rev \(row.rev)) has a gap")
+                }
+                board.state = try StateSnapshots.replay(state: row.state, changes: after, board: row.name)
+                board.rev = after.last!.rev
+            }
+            snapshots.loaded(row.name, .init(epoch: row.epoch, stateRev: row.rev, head: board.rev))
+            return board
+        }
     }
 
     public func loadChanges(board: String, after rev: Int) throws(StoreError) -> [StoredChange] {
@@ -123,13 +139,14 @@ public final class SQLiteStore: BoardStore, @unchecked Sendable {
 
     public func commit(_ batch: CommitBatch) throws(StoreError) {
         let sql = try statements()
+        let plan = snapshots.plan(batch)
         try sql.begin.run()
         do {
             for name in batch.deletions {
                 sql.deleteBoard.reset(); try sql.deleteBoard.bind(1, name); try sql.deleteBoard.run()
                 sql.deleteChanges.reset(); try sql.deleteChanges.bind(1, name); try sql.deleteChanges.run()
             }
-            for b in batch.boards {
+            for b in batch.boards where plan.write.contains(b.name) {
                 let s = sql.upsertBoard
                 s.reset()
                 try s.bind(1, b.name); try s.bind(2, b.epoch)
@@ -157,6 +174,7 @@ public final class SQLiteStore: BoardStore, @unchecked Sendable {
                 try s.run()
             }
             try sql.commit.run()
+            snapshots.committed(plan.after)
         } catch {
             try? db.execute("ROLLBACK")
             throw error
