@@ -74,7 +74,7 @@ let package = Package(
         // A real PostgreSQL server for the tests (initdb in a temporary directory, loopback, a free port).
         .target(name: "PostgresTestSupport", path: "Tests/PostgresTestSupport"),
         .testTarget(name: "FoldPostgresTests", dependencies: ["FoldCore", "FoldPostgres", "PostgresTestSupport"]),
-        .testTarget(name: "FoldTransportTests", dependencies: ["FoldTransport"]),
+        .testTarget(name: "FoldTransportTests", dependencies: ["FoldTransport", "FoldSystem"]),
         .testTarget(name: "FoldClientTests", dependencies: ["FoldCore", "FoldClient", "FoldTransport"]),
         .testTarget(name: "FoldSyncClientTests", dependencies: ["FoldCore", "FoldSyncClient", "FoldTestSupport"]),
         .testTarget(name: "FoldsyncCLITests", dependencies: ["FoldClient", "FoldTestSupport", "PostgresTestSupport"]),
