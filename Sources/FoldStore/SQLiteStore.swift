@@ -167,7 +167,7 @@ public final class SQLiteStore: BoardStore, @unchecked Sendable {
                 }
                 try s.run()
             }
-            for b in batch.boards where batch.prunable(below: b.rev) > 0 {
+            for b in batch.boards where plan.prune.contains(b.name) && batch.prunable(below: b.rev) > 0 {
                 let s = sql.pruneChanges
                 s.reset()
                 try s.bind(1, b.name); try s.bind(2, batch.prunable(below: b.rev)); try s.bind(3, batch.cutoff)

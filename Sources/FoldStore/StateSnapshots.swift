@@ -14,7 +14,12 @@ struct StateSnapshots {
         var epoch: String
         var stateRev: Int
         var head: Int
+        /// When its log was last pruned (commit time, ms; 0: not since loaded).
+        var prunedAt = 0
     }
+
+    /// The longest a board's log goes unpruned while it changes (ms).
+    static let pruneEveryMs = 60_000
 
     /// The most revs a stored state may lag its board (fewer when fewer changes are kept).
     static let maxRevsBehind = 64
@@ -24,13 +29,15 @@ struct StateSnapshots {
     /// A board just loaded from the file.
     mutating func loaded(_ name: String, _ stored: Stored) { boards[name] = stored }
 
-    /// The boards of `batch` whose state must be written, and the
-    /// bookkeeping once the batch is committed (applied only then: a batch
-    /// rolled back leaves the file as it was). A state is written unless the
-    /// batch logs every rev from what the file holds up to the board's new
-    /// rev, in its epoch, and the state then lags by fewer than the revs
-    /// kept (pruning must never take a change the state needs).
-    func plan(_ batch: CommitBatch) -> (write: Set<String>, after: [String: Stored]) {
+    /// The boards of `batch` whose state must be written and whose log is
+    /// pruned, and the bookkeeping once the batch is committed (applied only
+    /// then: a batch rolled back leaves the file as it was). A state is
+    /// written unless the batch logs every rev from what the file holds up to
+    /// the board's new rev, in its epoch, and the state then lags by fewer
+    /// than the revs kept (pruning must never take a change the state needs).
+    /// A log is pruned with its state, or once `pruneEveryMs` passed: not in
+    /// every commit, where it was a query per board for nothing to delete.
+    func plan(_ batch: CommitBatch) -> (write: Set<String>, prune: Set<String>, after: [String: Stored]) {
         var after = boards
         for name in batch.deletions { after[name] = nil }
         var logged: [String: Int] = [:]
@@ -41,17 +48,24 @@ struct StateSnapshots {
             logged[c.board] = c.rev
         }
         let lag = min(Self.maxRevsBehind, batch.historyLimit)
-        var write: Set<String> = []
+        var write: Set<String> = [], prune: Set<String> = []
         for b in batch.boards {
-            if let s = after[b.name], s.epoch == b.epoch, !batch.created.contains(b.name), !broken.contains(b.name),
-               logged[b.name] == b.rev, b.rev - s.stateRev < lag {
-                after[b.name]?.head = b.rev
+            var s: Stored
+            if let known = after[b.name], known.epoch == b.epoch, !batch.created.contains(b.name), !broken.contains(b.name),
+               logged[b.name] == b.rev, b.rev - known.stateRev < lag {
+                s = known
+                s.head = b.rev
             } else {
                 write.insert(b.name)
-                after[b.name] = Stored(epoch: b.epoch, stateRev: b.rev, head: b.rev)
+                s = Stored(epoch: b.epoch, stateRev: b.rev, head: b.rev, prunedAt: after[b.name]?.prunedAt ?? 0)
             }
+            if write.contains(b.name) || batch.now &- s.prunedAt >= Self.pruneEveryMs || s.prunedAt == 0 {
+                prune.insert(b.name)
+                s.prunedAt = batch.now
+            }
+            after[b.name] = s
         }
-        return (write, after)
+        return (write, prune, after)
     }
 
     mutating func committed(_ after: [String: Stored]) { boards = after }

@@ -45,6 +45,25 @@ import Testing
         #expect(s.boards == before)
     }
 
+    /// A log is pruned with its state, and otherwise once a minute while the board changes.
+    @Test func aLogIsPrunedWithItsStateOrOnceAMinute() {
+        var s = StateSnapshots()
+        func commit(_ revs: ClosedRange<Int>, at now: Int) -> (write: Bool, prune: Bool) {
+            var b = batch("a", revs: revs)
+            b.now = now
+            let p = s.plan(b)
+            s.committed(p.after)
+            return (p.write.contains("a"), p.prune.contains("a"))
+        }
+        let t = 1_000_000_000
+        #expect(commit(1...1, at: t) == (true, true))
+        #expect(commit(2...2, at: t + 1_000) == (false, false))
+        #expect(commit(3...3, at: t + StateSnapshots.pruneEveryMs - 1) == (false, false))
+        #expect(commit(4...4, at: t + StateSnapshots.pruneEveryMs) == (false, true))
+        #expect(commit(5...5, at: t + StateSnapshots.pruneEveryMs + 1) == (false, false))
+        #expect(commit(6...StateSnapshots.maxRevsBehind + 1, at: t + StateSnapshots.pruneEveryMs + 2) == (true, true))
+    }
+
     /// Through a real file: 300 random changes on two boards, committed in
     /// batches of 1 to 7, some boards' rows left behind by up to 63 revs;
     /// reopened, every board is exactly what was committed, at its rev; and
