@@ -7,23 +7,15 @@ enum SQLiteSchema {
     /// The version this binary writes and understands.
     static let version = 3
 
-    /// The change log's columns. A rowid table, read by (board, rev) through
-    /// `changesIndex`: rows go in commit order, so a commit's rows fill the
-    /// table's last pages instead of one page per board.
-    static let changesColumns = """
-        id INTEGER PRIMARY KEY,
-            board TEXT NOT NULL, rev INTEGER NOT NULL, ops BLOB NOT NULL,
-            at INTEGER NOT NULL DEFAULT 0, actor TEXT NOT NULL DEFAULT '', session TEXT NOT NULL DEFAULT '',
-            action BLOB, inverse BLOB, summary TEXT NOT NULL DEFAULT ''
-        """
-    static let changesIndex = "CREATE UNIQUE INDEX changes_board_rev ON changes(board, rev);"
-
     /// A fresh store, at `version`.
     static let create = """
         CREATE TABLE boards(
             name TEXT PRIMARY KEY, epoch TEXT NOT NULL, rev INTEGER NOT NULL, state BLOB NOT NULL);
-        CREATE TABLE changes(\(changesColumns));
-        \(changesIndex)
+        CREATE TABLE changes(
+            board TEXT NOT NULL, rev INTEGER NOT NULL, ops BLOB NOT NULL,
+            at INTEGER NOT NULL DEFAULT 0, actor TEXT NOT NULL DEFAULT '', session TEXT NOT NULL DEFAULT '',
+            action BLOB, inverse BLOB, summary TEXT NOT NULL DEFAULT '',
+            PRIMARY KEY(board, rev)) WITHOUT ROWID;
         CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
         INSERT INTO meta(key, value) VALUES('schema', '\(version)');
         """
@@ -40,20 +32,8 @@ enum SQLiteSchema {
             ALTER TABLE changes ADD COLUMN summary TEXT NOT NULL DEFAULT '';
             UPDATE meta SET value = '2' WHERE key = 'schema';
             """,
-        // The change log becomes a rowid table: a commit's rows append to its
-        // last pages, where keyed by (board, rev) they split pages all over the
-        // tree (twice the bytes written per change with a board per writer).
-        // And a change of fields may now store `FieldUndo`'s compact undo,
-        // which an older release cannot read.
-        2: """
-            CREATE TABLE changes_v3(\(changesColumns));
-            INSERT INTO changes_v3(board, rev, ops, at, actor, session, action, inverse, summary)
-                SELECT board, rev, ops, at, actor, session, action, inverse, summary FROM changes ORDER BY board, rev;
-            DROP TABLE changes;
-            ALTER TABLE changes_v3 RENAME TO changes;
-            \(changesIndex)
-            UPDATE meta SET value = '3' WHERE key = 'schema';
-            """,
+        // The tables stay; a change of fields may now store `FieldUndo`'s compact undo, which an older release cannot read.
+        2: "UPDATE meta SET value = '3' WHERE key = 'schema';",
     ]
 
     /// Creates, upgrades or accepts the store's tables; returns the version it

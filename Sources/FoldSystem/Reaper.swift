@@ -29,11 +29,14 @@ public final class Reaper: Sendable {
         thread.start()
     }
 
-    /// Any thread: `value` is released on the reaper's thread (or, once it stopped, here).
-    public func drop(_ value: any Sendable) {
+    /// Any thread: `value` is released on the reaper's thread (or, once it
+    /// stopped, here), unless the caller still holds a copy when the reaper
+    /// lets go: it is moved into the queue, not copied.
+    public func drop(_ value: consuming any Sendable) {
+        var owned: (any Sendable)? = consume value
         let wasSleeping = queue.withLock { q -> Bool? in
             if q.stopping { return nil }
-            q.values.append(value)
+            q.values.append(owned.take()!)
             defer { q.sleeping = false }
             return q.sleeping
         }
