@@ -12,10 +12,10 @@ final class SQLiteHistoryReader: HistoryReader, @unchecked Sendable {
         // The store opened (and created) the file first: a missing one is an error here.
         db = try SQLiteDatabase(path: path, create: false)
         try db.setBusyTimeout(milliseconds: busyTimeoutMs)
-        // A page of history is read by (board, rev) through the index, each
-        // entry a row of its own among every board's rows: from a memory map
-        // and a larger cache, not a read(2) per page. Reads only: the map
-        // costs address space, not memory.
+        // Pages of history come from a memory map and a larger cache rather
+        // than a read(2) each; the writers' figure beside 64 readers was
+        // measured with both (PERFORMANCE.md). Reads only: the map costs
+        // address space, not memory.
         try db.execute("PRAGMA mmap_size = \(Self.mapBytes)")
         try db.execute("PRAGMA cache_size = -\(Self.cacheKiB)")
         statements = try SQLiteHistoryStatements(db)

@@ -44,7 +44,7 @@ struct StateSnapshots {
         var broken: Set<String> = []
         for c in batch.changes {
             let head = logged[c.board] ?? after[c.board]?.head
-            if head == nil || c.rev != head! + 1 { broken.insert(c.board) }
+            if head.map({ c.rev != $0 + 1 }) ?? true { broken.insert(c.board) }
             logged[c.board] = c.rev
         }
         let lag = min(Self.maxRevsBehind, batch.historyLimit)

@@ -9,7 +9,7 @@ extension Board {
     /// change set, and of the ids of the sections it addresses, so that
     /// applied over later changes it refuses instead of undoing the wrong thing.
     public func inverse(of ops: [PatchOp]) throws(FoldError) -> [PatchOp] {
-        if let fields = try fieldInverse(of: ops) { return fields }
+        if let fields = fieldInverse(of: ops) { return fields }
         return try steppedInverse(of: ops)
     }
 
@@ -22,21 +22,12 @@ extension Board {
     }
 
     /// The undo of ops that only replace fields of sections (a fold, a
-    /// title, items: most changes), read off this board without copying it:
-    /// such ops move no section, so every old value is where it was before
-    /// them. The same ops as `steppedInverse`; nil for any other change.
-    func fieldInverse(of ops: [PatchOp]) throws(FoldError) -> [PatchOp]? {
-        var out: [PatchOp] = []
-        out.reserveCapacity(ops.count * 3)
-        for (n, op) in ops.enumerated().reversed() {
-            guard case .replace(let path, let value) = op,
-                  case .field(let i, let name) = try Target(path, in: self), name != "id",
-                  !ops[..<n].contains(where: { if case .replace(path, _) = $0 { true } else { false } }) else { return nil }
-            out.append(.test(path: Self.sectionPath(i) + "/id", value: .string(sections[i].id)))
-            out.append(.test(path: path, value: value))
-            out.append(.replace(path: path, value: try self.value(at: path)))
-        }
-        return out
+    /// title, items: most changes), read off this board without copying it
+    /// (`FieldUndo`, the same reading a record stores compact). The same ops
+    /// as `steppedInverse`; nil for any other change.
+    func fieldInverse(of ops: [PatchOp]) -> [PatchOp]? {
+        guard let r = FieldUndo.replaced(by: ops, in: self) else { return nil }
+        return FieldUndo.steps(undoing: ops, ids: r.ids.map(JSON.string), old: r.old)
     }
 
     /// The board with `ops` applied; a failed `test` throws `conflict` naming its path.

@@ -10,27 +10,58 @@ public enum FieldUndo {
     /// The compact undo of `ops` applied to `before`, or nil when an op is not
     /// a replace of a section's title, items or fold, or replaces one twice.
     public static func encode(_ ops: [PatchOp], before: Board) -> [UInt8]? {
+        guard let r = replaced(by: ops, in: before) else { return nil }
+        var out: [UInt8] = Array(#"{"ids":["#.utf8)
+        for (n, id) in r.ids.enumerated() {
+            if n > 0 { out.append(UInt8(ascii: ",")) }
+            JSONWriter.appendString(id, to: &out)
+        }
+        JSONWriter.appendRaw(#"],"old":["#, to: &out)
+        for (n, value) in r.old.enumerated() {
+            if n > 0 { out.append(UInt8(ascii: ",")) }
+            value.encode(into: &out)
+        }
+        JSONWriter.appendRaw("]}", to: &out)
+        return out
+    }
+
+    /// For each of `ops`, the id of the section it addresses and the value it
+    /// replaces, read off `before` (such ops move no section, so every old
+    /// value is where it was); nil unless every op replaces a section's
+    /// title, items or fold, and none a path another one replaced before it.
+    static func replaced(by ops: [PatchOp], in before: Board) -> (ids: [String], old: [JSON])? {
         guard !ops.isEmpty else { return nil }
-        var ids: [UInt8] = Array(#"{"ids":["#.utf8)
-        var old: [UInt8] = Array(#"],"old":["#.utf8)
+        var ids: [String] = [], old: [JSON] = []
+        ids.reserveCapacity(ops.count)
+        old.reserveCapacity(ops.count)
         for (n, op) in ops.enumerated() {
             guard case .replace(let path, _) = op, let (i, field) = FieldPath.parse(path), i < before.sections.count,
                   !ops[..<n].contains(where: { if case .replace(path, _) = $0 { true } else { false } }) else { return nil }
-            if n > 0 {
-                ids.append(UInt8(ascii: ","))
-                old.append(UInt8(ascii: ","))
-            }
             let s = before.sections[i]
-            JSONWriter.appendString(s.id, to: &ids)
+            ids.append(s.id)
             switch field {
-            case .title: JSONWriter.appendString(s.title, to: &old)
-            case .expanded: JSONWriter.appendRaw(s.expanded ? "true" : "false", to: &old)
-            case .items: JSON.array(s.items).encode(into: &old)
+            case .title: old.append(.string(s.title))
+            case .expanded: old.append(.bool(s.expanded))
+            case .items: old.append(.array(s.items))
             }
         }
-        ids += old
-        JSONWriter.appendRaw("]}", to: &ids)
-        return ids
+        return (ids, old)
+    }
+
+    /// The undo of field replaces `ops`, given the id of the section each
+    /// addressed and the value it replaced: last op first, each a `test` of
+    /// the section's id and of the value set, then the replace back.
+    static func steps(undoing ops: [PatchOp], ids: [JSON], old: [JSON]) -> [PatchOp]? {
+        guard ids.count == ops.count, old.count == ops.count else { return nil }
+        var out: [PatchOp] = []
+        out.reserveCapacity(ops.count * 3)
+        for n in ops.indices.reversed() {
+            guard case .replace(let path, let value) = ops[n], let (i, _) = FieldPath.parse(path), ids[n].stringValue != nil else { return nil }
+            out.append(.test(path: Board.sectionPath(i) + "/id", value: ids[n]))
+            out.append(.test(path: path, value: value))
+            out.append(.replace(path: path, value: old[n]))
+        }
+        return out
     }
 
     /// Whether `stored` is this form (else it is a full inverse, or empty).
@@ -41,17 +72,9 @@ public enum FieldUndo {
     public static func inverse(stored: [UInt8], forward: [UInt8]) -> [PatchOp]? {
         guard !stored.isEmpty, let parsed = try? JSONParser.parse(stored, maxDepth: 512) else { return nil }
         guard isCompact(stored) else { return try? JSONPatch.decode(parsed) }
-        guard let ids = parsed["ids"]?.arrayValue, let old = parsed["old"]?.arrayValue, ids.count == old.count,
-              let ops = try? JSONPatch.decode(JSONParser.parse(forward, maxDepth: 512)), ops.count == ids.count else { return nil }
-        var out: [PatchOp] = []
-        out.reserveCapacity(ops.count * 3)
-        for n in ops.indices.reversed() {
-            guard case .replace(let path, let value) = ops[n], let (i, _) = FieldPath.parse(path), ids[n].stringValue != nil else { return nil }
-            out.append(.test(path: Board.sectionPath(i) + "/id", value: ids[n]))
-            out.append(.test(path: path, value: value))
-            out.append(.replace(path: path, value: old[n]))
-        }
-        return out
+        guard let ids = parsed["ids"]?.arrayValue, let old = parsed["old"]?.arrayValue,
+              let ops = try? JSONPatch.decode(JSONParser.parse(forward, maxDepth: 512)) else { return nil }
+        return steps(undoing: ops, ids: ids, old: old)
     }
 
     /// The full inverse, encoded, as the history sends it: a stored full

@@ -34,4 +34,3 @@ public struct RecordSource: Sendable {
                             summary: ChangeSummary.describe(action, before: before, after: change.board, reverted: reverted))
     }
 }
-
