@@ -8,7 +8,7 @@ final class SQLiteHistoryReader: HistoryReader, @unchecked Sendable {
     /// nil once closed.
     private var statements: SQLiteHistoryStatements?
 
-    init(path: String, busyTimeoutMs: Int) throws(StoreError) {
+    init(path: String, busyTimeoutMs: Int, staged: StagedLog) throws(StoreError) {
         // The store opened (and created) the file first: a missing one is an error here.
         db = try SQLiteDatabase(path: path, create: false)
         try db.setBusyTimeout(milliseconds: busyTimeoutMs)
@@ -18,7 +18,7 @@ final class SQLiteHistoryReader: HistoryReader, @unchecked Sendable {
         // address space, not memory.
         try db.execute("PRAGMA mmap_size = \(Self.mapBytes)")
         try db.execute("PRAGMA cache_size = -\(Self.cacheKiB)")
-        statements = try SQLiteHistoryStatements(db)
+        statements = try SQLiteHistoryStatements(db, staged: staged)
     }
 
     /// The file mapped for reads (SQLite maps at most this much).

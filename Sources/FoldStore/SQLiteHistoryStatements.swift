@@ -1,36 +1,73 @@
 import FoldCore
 
-/// The two history queries, prepared on one connection: the store's own, or a reader's.
+/// The history queries, prepared on one connection (the store's own, or a
+/// reader's): a board's chunks from the file, and its staged changes from
+/// `StagedLog`, merged by rev.
 final class SQLiteHistoryStatements {
-    private let since, before: SQLiteStatement
+    private let forward, backward: SQLiteStatement
+    private let staged: StagedLog
 
-    init(_ db: SQLiteDatabase) throws(StoreError) {
-        let columns = "rev, ops, at, actor, session, action, inverse, summary"
-        since = try db.prepare("SELECT \(columns) FROM changes WHERE board = ?1 AND rev > ?2 ORDER BY rev LIMIT ?3")
-        before = try db.prepare("SELECT \(columns) FROM changes WHERE board = ?1 AND rev < ?2 ORDER BY rev DESC LIMIT ?3")
+    init(_ db: SQLiteDatabase, staged: StagedLog) throws(StoreError) {
+        self.staged = staged
+        // From the chunk holding rev ?2 + 1 (or the first) on.
+        forward = try db.prepare("""
+            SELECT first, changes FROM chunks WHERE board = ?1 AND first >= coalesce(
+                (SELECT first FROM chunks WHERE board = ?1 AND first <= ?2 + 1 ORDER BY first DESC LIMIT 1), 0)
+            ORDER BY first
+            """)
+        backward = try db.prepare("SELECT first, changes FROM chunks WHERE board = ?1 AND first < ?2 ORDER BY first DESC")
     }
 
-    /// One statement, so one read transaction: the page is consistent even while commits go on.
+    /// One statement, so one read transaction: the page is consistent even
+    /// while commits go on. The staged changes are taken first: a change
+    /// moved to a chunk meanwhile is then in both, and counted once.
     func read(board: String, _ query: HistoryQuery) throws(StoreError) -> [StoredChange] {
-        let s: SQLiteStatement
-        let anchor: Int
+        let waiting = staged.changes(of: board)
         switch query.anchor {
-        case .latest: (s, anchor) = (before, .max)
-        case .before(let rev): (s, anchor) = (before, rev)
-        case .since(let rev): (s, anchor) = (since, rev)
+        case .since(let rev): return try since(rev, limit: query.limit, board: board, waiting: waiting)
+        case .latest: return try before(.max, limit: query.limit, board: board, waiting: waiting)
+        case .before(let rev): return try before(rev, limit: query.limit, board: board, waiting: waiting)
         }
+    }
+
+    private func since(_ rev: Int, limit: Int, board: String, waiting: [StoredChange]) throws(StoreError) -> [StoredChange] {
+        guard limit > 0 else { return [] }
+        var out: [StoredChange] = []
+        let s = forward
         s.reset()
         defer { s.reset() }
         try s.bind(1, board)
-        try s.bind(2, anchor)
-        try s.bind(3, query.limit)
-        var out: [StoredChange] = []
-        while try s.step() {
-            let record = s.isNull(5) ? nil : ChangeRecord(
-                at: s.int(2), actor: s.text(3), session: s.text(4), action: s.blob(5), inverse: s.blob(6), summary: s.text(7))
-            out.append(StoredChange(board: board, rev: s.int(0), ops: s.blob(1), record: record))
+        try s.bind(2, rev)
+        rows: while try s.step() {
+            for c in try LogChunk.decode(s.blob(1), board: board) where c.rev > (out.last?.rev ?? rev) {
+                out.append(c)
+                if out.count == limit { break rows }
+            }
         }
-        if case .since = query.anchor { return out }
+        s.reset()
+        for c in waiting where out.count < limit && c.rev > (out.last?.rev ?? rev) { out.append(c) }
+        return out
+    }
+
+    private func before(_ rev: Int, limit: Int, board: String, waiting: [StoredChange]) throws(StoreError) -> [StoredChange] {
+        guard limit > 0 else { return [] }
+        // Newest first while collecting.
+        var out: [StoredChange] = []
+        for c in waiting.reversed() where c.rev < rev {
+            out.append(c)
+            if out.count == limit { return out.reversed() }
+        }
+        let s = backward
+        s.reset()
+        defer { s.reset() }
+        try s.bind(1, board)
+        try s.bind(2, rev)
+        rows: while try s.step() {
+            for c in try LogChunk.decode(s.blob(1), board: board).reversed() where c.rev < (out.last?.rev ?? rev) {
+                out.append(c)
+                if out.count == limit { break rows }
+            }
+        }
         return out.reversed()
     }
 }

@@ -5,19 +5,24 @@ import FoldCore
 /// written by a newer release is refused rather than misread.
 enum SQLiteSchema {
     /// The version this binary writes and understands.
-    static let version = 3
+    static let version = 4
 
     /// A fresh store, at `version`.
     static let create = """
         CREATE TABLE boards(
             name TEXT PRIMARY KEY, epoch TEXT NOT NULL, rev INTEGER NOT NULL, state BLOB NOT NULL);
-        CREATE TABLE changes(
-            board TEXT NOT NULL, rev INTEGER NOT NULL, ops BLOB NOT NULL,
-            at INTEGER NOT NULL DEFAULT 0, actor TEXT NOT NULL DEFAULT '', session TEXT NOT NULL DEFAULT '',
-            action BLOB, inverse BLOB, summary TEXT NOT NULL DEFAULT '',
-            PRIMARY KEY(board, rev)) WITHOUT ROWID;
+        \(log)
         CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
         INSERT INTO meta(key, value) VALUES('schema', '\(version)');
+        """
+
+    /// The change log (`LogChunk`, `LogStaging`): a board's changes in runs,
+    /// keyed by the run's first rev, and the runs not yet moved there, a row per commit.
+    static let log = """
+        CREATE TABLE chunks(
+            board TEXT NOT NULL, first INTEGER NOT NULL, last INTEGER NOT NULL, changes BLOB NOT NULL,
+            PRIMARY KEY(board, first)) WITHOUT ROWID;
+        CREATE TABLE journal(seq INTEGER PRIMARY KEY, runs BLOB NOT NULL);
         """
 
     /// `upgrades[v]` takes a store from version `v` to `v + 1`. Version 1 (the
@@ -34,7 +39,39 @@ enum SQLiteSchema {
             """,
         // The tables stay; a change of fields may now store `FieldUndo`'s compact undo, which an older release cannot read.
         2: "UPDATE meta SET value = '3' WHERE key = 'schema';",
+        // The log moves into runs (`runsFromRows`, after this).
+        3: log + "UPDATE meta SET value = '4' WHERE key = 'schema';",
     ]
+
+    /// Upgrade step 3's second half: every row of the old `changes` table
+    /// into chunks of `LogStaging.flushAt` consecutive changes, then the table goes.
+    static func runsFromRows(_ db: SQLiteDatabase) throws(StoreError) {
+        let rows = try db.prepare("SELECT board, rev, ops, at, actor, session, action, inverse, summary FROM changes ORDER BY board, rev")
+        let insert = try db.prepare("INSERT INTO chunks(board, first, last, changes) VALUES(?1, ?2, ?3, ?4)")
+        var board = ""
+        var run: [StoredChange] = []
+        func flush() throws(StoreError) {
+            guard let first = run.first, let last = run.last else { return }
+            insert.reset()
+            try insert.bind(1, board); try insert.bind(2, first.rev); try insert.bind(3, last.rev)
+            try insert.bind(4, blob: LogChunk.encode(run))
+            try insert.run()
+            run = []
+        }
+        while try rows.step() {
+            let name = rows.text(0)
+            if name != board || run.count == LogStaging.flushAt || (run.last.map { $0.rev + 1 != rows.int(1) } ?? false) {
+                try flush()
+                board = name
+            }
+            let record = rows.isNull(6) ? nil : ChangeRecord(
+                at: rows.int(3), actor: rows.text(4), session: rows.text(5), action: rows.blob(6), inverse: rows.blob(7), summary: rows.text(8))
+            run.append(StoredChange(board: name, rev: rows.int(1), ops: rows.blob(2), record: record))
+        }
+        try flush()
+        rows.reset()
+        try db.execute("DROP TABLE changes")
+    }
 
     /// Creates, upgrades or accepts the store's tables; returns the version it
     /// found (0 for a fresh file). Throws `schemaTooNew` for a newer store.
@@ -50,7 +87,10 @@ enum SQLiteSchema {
             if found == 0 {
                 try db.execute(create)
             } else {
-                for v in found..<version { try db.execute(upgrades[v]!) }
+                for v in found..<version {
+                    try db.execute(upgrades[v]!)
+                    if v == 3 { try runsFromRows(db) }
+                }
             }
             try db.execute("PRAGMA user_version = \(version)")
             try db.execute("COMMIT")
@@ -66,7 +106,7 @@ enum SQLiteSchema {
         let uv = try db.prepare("PRAGMA user_version")
         let userVersion = try uv.step() ? uv.int(0) : 0
         if userVersion != 0 { return userVersion }
-        let tables = try db.prepare("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ('boards', 'changes', 'meta')")
+        let tables = try db.prepare("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ('boards', 'changes', 'chunks', 'meta')")
         guard try tables.step(), tables.int(0) > 0 else { return 0 }
         let meta = try db.prepare("SELECT value FROM meta WHERE key = 'schema'")
         guard try meta.step(), let v = Int(meta.text(0)) else {

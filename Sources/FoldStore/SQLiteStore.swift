@@ -15,6 +15,10 @@ public final class SQLiteStore: BoardStore, @unchecked Sendable {
     private let checkpointer: SQLiteCheckpointer
     /// Which boards' state the file holds at which rev (see `StateSnapshots`).
     private var snapshots = StateSnapshots()
+    /// Which changes wait in the journal (see `LogStaging`), and the same as
+    /// committed for the history reader's thread.
+    private var staging = LogStaging()
+    private let staged = StagedLog()
     /// The schema version the file had when opened (0: new), for the log.
     public let openedVersion: Int
     /// The version this binary writes.
@@ -35,13 +39,21 @@ public final class SQLiteStore: BoardStore, @unchecked Sendable {
         try db.setBusyTimeout(milliseconds: busyTimeoutMs)
         try db.execute("PRAGMA journal_mode=WAL")
         try db.execute("PRAGMA synchronous=FULL")
+        // Chunks and the journal reach past SQLite's 2 MiB default: pages read again from the file cost a read(2) each.
+        try db.execute("PRAGMA cache_size = -\(Self.cacheKiB)")
         checkpointer = SQLiteCheckpointer(path: path)
         openedVersion = try SQLiteSchema.prepare(db)
-        let statements = try SQLiteStatements(db)
+        let statements = try SQLiteStatements(db, staged: staged)
         sql = statements
+        let (recovered, changes) = try Self.recoverStaging(db)
+        staging = recovered
+        staged.apply(changes.mapValues { .replace($0) })
         if reserveWAL { walBytes = try Self.reserveWAL(db, statements) }
         checkpointer.attach(to: db.handle)
     }
+
+    /// The writer's page cache.
+    static let cacheKiB = 32 << 10
 
     /// The WAL's size after `reserveWAL` (0 when not reserved).
     public private(set) var walBytes: Int64 = 0
@@ -81,6 +93,35 @@ public final class SQLiteStore: BoardStore, @unchecked Sendable {
         return bytes
     }
 
+    /// The journal's runs as the last commit left them, less what a chunk
+    /// already holds and what an older epoch of a board made.
+    private static func recoverStaging(_ db: SQLiteDatabase) throws(StoreError) -> (LogStaging, [String: [StoredChange]]) {
+        let rows = try db.prepare("SELECT seq, runs FROM journal ORDER BY seq")
+        var journal: [(seq: Int, runs: [StagedRun])] = []
+        while try rows.step() { journal.append((rows.int(0), try LogChunk.decodeJournal(rows.blob(1)))) }
+        var staging = LogStaging(journal: journal)
+        guard !staging.boards.isEmpty else { return (staging, [:]) }
+        var found: [String: (epoch: String, changes: [StoredChange])] = [:]
+        for (_, runs) in journal {
+            for run in runs {
+                if found[run.board]?.epoch == run.epoch { found[run.board]!.changes += run.changes } else { found[run.board] = (run.epoch, run.changes) }
+            }
+        }
+        let epochs = try db.prepare("SELECT epoch FROM boards WHERE name = ?1")
+        let last = try db.prepare("SELECT max(last) FROM chunks WHERE board = ?1")
+        var kept: [String: [StoredChange]] = [:]
+        for (name, s) in staging.boards {
+            epochs.reset(); try epochs.bind(1, name)
+            guard try epochs.step(), epochs.text(0) == s.epoch, let f = found[name], f.epoch == s.epoch else { continue }
+            last.reset(); try last.bind(1, name)
+            let moved = try last.step() ? last.int(0) : 0
+            kept[name] = f.changes.filter { $0.rev > moved }
+        }
+        epochs.reset(); last.reset()
+        staging.retain(kept.mapValues(\.count))
+        return (staging, kept.filter { !$0.value.isEmpty })
+    }
+
     deinit { close() }
 
     private func statements() throws(StoreError) -> SQLiteStatements {
@@ -114,16 +155,7 @@ public final class SQLiteStore: BoardStore, @unchecked Sendable {
     }
 
     public func loadChanges(board: String, after rev: Int) throws(StoreError) -> [StoredChange] {
-        let s = try statements().selectChanges
-        s.reset()
-        defer { s.reset() }
-        try s.bind(1, board)
-        try s.bind(2, rev)
-        var out: [StoredChange] = []
-        while try s.step() {
-            out.append(StoredChange(board: board, rev: s.int(0), ops: s.blob(1)))
-        }
-        return out
+        try statements().history.read(board: board, HistoryQuery(.since(rev), limit: .max))
     }
 
     public func history(board: String, _ query: HistoryQuery) throws(StoreError) -> [StoredChange] {
@@ -134,17 +166,23 @@ public final class SQLiteStore: BoardStore, @unchecked Sendable {
     /// their own: in WAL mode a reader never blocks the writer, and each read
     /// sees every transaction committed before it began.
     public func historyReader() throws(StoreError) -> any HistoryReader & Sendable {
-        try SQLiteHistoryReader(path: path, busyTimeoutMs: busyTimeoutMs)
+        try SQLiteHistoryReader(path: path, busyTimeoutMs: busyTimeoutMs, staged: staged)
     }
 
     public func commit(_ batch: CommitBatch) throws(StoreError) {
         let sql = try statements()
+        var batch = batch
+        // A record that already has its time (migrate-store) keeps it.
+        for i in batch.changes.indices where batch.changes[i].record?.at == 0 { batch.changes[i].record?.at = batch.now }
         let plan = snapshots.plan(batch)
+        // A board pruned in this commit first moves what it has staged into its chunks.
+        let pruned = Set(batch.boards.lazy.filter { plan.prune.contains($0.name) && batch.prunable(below: $0.rev) > 0 }.map(\.name))
+        let log = staging.plan(batch, flush: pruned)
         try sql.begin.run()
         do {
             for name in batch.deletions {
                 sql.deleteBoard.reset(); try sql.deleteBoard.bind(1, name); try sql.deleteBoard.run()
-                sql.deleteChanges.reset(); try sql.deleteChanges.bind(1, name); try sql.deleteChanges.run()
+                sql.deleteChunks.reset(); try sql.deleteChunks.bind(1, name); try sql.deleteChunks.run()
             }
             for b in batch.boards where plan.write.contains(b.name) {
                 let s = sql.upsertBoard
@@ -153,32 +191,79 @@ public final class SQLiteStore: BoardStore, @unchecked Sendable {
                 try s.bind(3, b.rev); try s.bind(4, blob: b.state)
                 try s.run()
             }
-            for c in batch.changes {
-                let s = sql.insertChange
+            for chunk in log.chunks {
+                try insertChunk(chunk.board, chunk.staged ? staged.changes(of: chunk.board) : [], chunk.changes, sql)
+            }
+            if !log.journal.isEmpty {
+                let s = sql.insertJournal
                 s.reset()
-                try s.bind(1, c.board); try s.bind(2, c.rev); try s.bind(3, blob: c.ops)
-                if let r = c.record {
-                    // A record that already has its time (migrate-store) keeps it.
-                    try s.bind(4, r.at > 0 ? r.at : batch.now); try s.bind(5, r.actor); try s.bind(6, r.session)
-                    try s.bind(7, blob: r.action); try s.bind(8, blob: r.inverse); try s.bind(9, r.summary)
-                } else {
-                    try s.bind(4, batch.now); try s.bind(5, ""); try s.bind(6, "")
-                    try s.bind(9, "")
-                }
+                try s.bind(1, log.seq); try s.bind(2, blob: LogChunk.encodeJournal(log.journal))
                 try s.run()
             }
-            for b in batch.boards where plan.prune.contains(b.name) && batch.prunable(below: b.rev) > 0 {
-                let s = sql.pruneChanges
-                s.reset()
-                try s.bind(1, b.name); try s.bind(2, batch.prunable(below: b.rev)); try s.bind(3, batch.cutoff)
-                try s.run()
+            if let below = log.dropBelow {
+                sql.dropJournal.reset(); try sql.dropJournal.bind(1, below); try sql.dropJournal.run()
+            }
+            for b in batch.boards where pruned.contains(b.name) {
+                try prune(b.name, below: batch.prunable(below: b.rev), olderThan: batch.cutoff, sql)
             }
             try sql.commit.run()
             snapshots.committed(plan.after)
+            staging.committed(log)
+            staged.apply(log.updates)
         } catch {
             try? db.execute("ROLLBACK")
             throw error
         }
+    }
+
+    /// A run of a board's changes (`older`, then `newer`) as one `chunks` row.
+    private func insertChunk(_ board: String, _ older: [StoredChange], _ newer: [StoredChange], _ sql: SQLiteStatements) throws(StoreError) {
+        guard let first = (older.first ?? newer.first)?.rev, let last = (newer.last ?? older.last)?.rev else { return }
+        var blob: [UInt8] = []
+        blob.reserveCapacity((older.count + newer.count) * 200)
+        LogChunk.encode(older, into: &blob)
+        LogChunk.encode(newer, into: &blob)
+        let s = sql.insertChunk
+        s.reset()
+        try s.bind(1, board); try s.bind(2, first); try s.bind(3, last)
+        try s.bind(4, blob: blob)
+        try s.run()
+    }
+
+    /// How many chunks the last prune decoded (for a test of what it reads).
+    private(set) var chunksReadByLastPrune = 0
+
+    /// Deletes a board's oldest changes up to the first one kept: the first
+    /// with a rev above `bound` or committed at `cutoff` or later (the last
+    /// history-per-board changes, and from the first young one on). It reads
+    /// only the chunks it deletes and the one it cuts, which is written again
+    /// with what it keeps.
+    private func prune(_ board: String, below bound: Int, olderThan cutoff: Int, _ sql: SQLiteStatements) throws(StoreError) {
+        let s = sql.chunksFrom
+        s.reset()
+        defer { s.reset() }
+        try s.bind(1, board)
+        var drop: [Int] = []
+        var cut: (first: Int, keep: [StoredChange])?
+        chunksReadByLastPrune = 0
+        while try s.step() {
+            let first = s.int(0)
+            guard first <= bound else { break }
+            chunksReadByLastPrune += 1
+            let changes = try LogChunk.decode(s.blob(2), board: board)
+            // A change without a record (logged before the store kept history) counts as old, as its `at` of 0 did.
+            if let i = changes.firstIndex(where: { $0.rev > bound || $0.record.map { $0.at >= cutoff } ?? false }) {
+                if i > 0 { cut = (first, Array(changes[i...])) }
+                break
+            }
+            drop.append(first)
+        }
+        s.reset()
+        if let cut { drop.append(cut.first) }
+        for first in drop {
+            sql.deleteChunk.reset(); try sql.deleteChunk.bind(1, board); try sql.deleteChunk.bind(2, first); try sql.deleteChunk.run()
+        }
+        if let cut { try insertChunk(board, cut.keep, [], sql) }
     }
 
     public func probe() throws(StoreError) {
@@ -205,25 +290,14 @@ public final class SQLiteStore: BoardStore, @unchecked Sendable {
 /// The store's prepared statements, finalized together when it closes
 /// (a connection with live statements cannot close).
 final class SQLiteStatements {
-    let upsertBoard, deleteBoard, deleteChanges, insertChange, pruneChanges: SQLiteStatement
-    let selectBoards, selectChanges: SQLiteStatement
+    let upsertBoard, deleteBoard, deleteChunks, insertChunk, deleteChunk, chunksFrom, insertJournal, dropJournal: SQLiteStatement
+    let selectBoards: SQLiteStatement
     let history: SQLiteHistoryStatements
     /// Prepared once: `sqlite3_exec` would parse them for every commit
     /// (≈ 30 µs of a commit that follows a quiet spell, measured).
     let begin, commit: SQLiteStatement
 
-    /// Kept: the last history-per-board changes (`rev > ?2`), and the ones
-    /// from the first younger than history-days (`at >= ?3`) on. It runs in
-    /// every commit, so it reads only what it deletes: the oldest changes in
-    /// rev order up to the first young one (the `at` of later revs is rarely
-    /// older; such a change goes with the young one before it). One bound
-    /// on `rev`, so SQLite ranges over the primary key up to it.
-    static let pruneSQL = """
-        DELETE FROM changes WHERE board = ?1 AND rev < coalesce(
-            (SELECT rev FROM changes WHERE board = ?1 AND rev <= ?2 AND at >= ?3 ORDER BY rev LIMIT 1), ?2 + 1)
-        """
-
-    init(_ db: SQLiteDatabase) throws(StoreError) {
+    init(_ db: SQLiteDatabase, staged: StagedLog) throws(StoreError) {
         begin = try db.prepare("BEGIN IMMEDIATE")
         commit = try db.prepare("COMMIT")
         upsertBoard = try db.prepare("""
@@ -231,14 +305,13 @@ final class SQLiteStatements {
             ON CONFLICT(name) DO UPDATE SET epoch = ?2, rev = ?3, state = ?4
             """)
         deleteBoard = try db.prepare("DELETE FROM boards WHERE name = ?1")
-        deleteChanges = try db.prepare("DELETE FROM changes WHERE board = ?1")
-        insertChange = try db.prepare("""
-            INSERT OR REPLACE INTO changes(board, rev, ops, at, actor, session, action, inverse, summary)
-            VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
-            """)
-        pruneChanges = try db.prepare(Self.pruneSQL)
+        deleteChunks = try db.prepare("DELETE FROM chunks WHERE board = ?1")
+        insertChunk = try db.prepare("INSERT OR REPLACE INTO chunks(board, first, last, changes) VALUES(?1, ?2, ?3, ?4)")
+        deleteChunk = try db.prepare("DELETE FROM chunks WHERE board = ?1 AND first = ?2")
+        chunksFrom = try db.prepare("SELECT first, last, changes FROM chunks WHERE board = ?1 ORDER BY first")
+        insertJournal = try db.prepare("INSERT INTO journal(seq, runs) VALUES(?1, ?2)")
+        dropJournal = try db.prepare("DELETE FROM journal WHERE seq < ?1")
         selectBoards = try db.prepare("SELECT name, epoch, rev, state FROM boards ORDER BY name")
-        selectChanges = try db.prepare("SELECT rev, ops FROM changes WHERE board = ?1 AND rev > ?2 ORDER BY rev")
-        history = try SQLiteHistoryStatements(db)
+        history = try SQLiteHistoryStatements(db, staged: staged)
     }
 }

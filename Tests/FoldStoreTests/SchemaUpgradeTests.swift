@@ -56,7 +56,7 @@ import Testing
         try db.execute(Self.schemaTwo)
         db.close()
         let store = try SQLiteStore(path: path)
-        #expect(store.upgradedSchema?.from == 2 && store.upgradedSchema?.to == 3)
+        #expect(store.upgradedSchema?.from == 2 && store.upgradedSchema?.to == SQLiteSchema.version)
         let h = try store.history(board: "default", HistoryQuery(.latest, limit: 10))
         #expect(h.map(\.rev) == [1, 2] && h.map { $0.record?.actor } == ["alice", "bob"] && h.map { $0.record?.at } == [5, 6])
         #expect(h[1].record?.summary == "toggle s1 → expanded 'A'")

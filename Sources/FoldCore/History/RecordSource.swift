@@ -26,10 +26,11 @@ public struct RecordSource: Sendable {
     /// The record as stored: the action and its undo encoded (compact for a
     /// change of fields, `FieldUndo`), the summary in words.
     /// An undo that cannot be computed is left empty (the change then cannot be reverted).
-    public func record() -> ChangeRecord {
+    /// `at`: the commit time the record carries.
+    public func record(at: Int = 0) -> ChangeRecord {
         let inverse = FieldUndo.encode(change.ops, before: before)
             ?? (try? before.inverse(of: change.ops)).map(PatchOp.encode) ?? []
-        return ChangeRecord(actor: actor, session: session,
+        return ChangeRecord(at: at, actor: actor, session: session,
                             action: ChangeSummary.record(action, reverts: reverts), inverse: inverse,
                             summary: ChangeSummary.describe(action, before: before, after: change.board, reverted: reverted))
     }

@@ -34,7 +34,7 @@ public struct SealedBatch: Sendable {
         var batch = CommitBatch(historyLimit: historyLimit, now: now, keepMs: keepMs)
         batch.deletions = deletions
         batch.boards = puts.map { StoredBoard(name: $0.name, epoch: $0.epoch, rev: $0.rev, state: $0.board.encoded()) }
-        batch.changes = changes.map { StoredChange(board: $0.board, rev: $0.rev, ops: $0.ops, record: $0.record?.record()) }
+        batch.changes = changes.map { StoredChange(board: $0.board, rev: $0.rev, ops: $0.ops, record: $0.record?.record(at: now)) }
         batch.created = created
         batch.checks = checks
         return batch
