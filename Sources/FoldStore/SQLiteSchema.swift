@@ -17,10 +17,11 @@ enum SQLiteSchema {
         """
 
     /// The change log (`LogChunk`, `LogStaging`): a board's changes in runs,
-    /// keyed by the run's first rev, and the runs not yet moved there, a row per commit.
+    /// keyed by the run's first rev (`youngest`: the latest `at` in it, so
+    /// pruning need not read it), and the runs not yet moved there, a row per commit.
     static let log = """
         CREATE TABLE chunks(
-            board TEXT NOT NULL, first INTEGER NOT NULL, last INTEGER NOT NULL, changes BLOB NOT NULL,
+            board TEXT NOT NULL, first INTEGER NOT NULL, last INTEGER NOT NULL, youngest INTEGER NOT NULL, changes BLOB NOT NULL,
             PRIMARY KEY(board, first)) WITHOUT ROWID;
         CREATE TABLE journal(seq INTEGER PRIMARY KEY, runs BLOB NOT NULL);
         """
@@ -47,14 +48,15 @@ enum SQLiteSchema {
     /// into chunks of `LogStaging.flushAt` consecutive changes, then the table goes.
     static func runsFromRows(_ db: SQLiteDatabase) throws(StoreError) {
         let rows = try db.prepare("SELECT board, rev, ops, at, actor, session, action, inverse, summary FROM changes ORDER BY board, rev")
-        let insert = try db.prepare("INSERT INTO chunks(board, first, last, changes) VALUES(?1, ?2, ?3, ?4)")
+        let insert = try db.prepare("INSERT INTO chunks(board, first, last, youngest, changes) VALUES(?1, ?2, ?3, ?4, ?5)")
         var board = ""
         var run: [StoredChange] = []
         func flush() throws(StoreError) {
             guard let first = run.first, let last = run.last else { return }
             insert.reset()
             try insert.bind(1, board); try insert.bind(2, first.rev); try insert.bind(3, last.rev)
-            try insert.bind(4, blob: LogChunk.encode(run))
+            try insert.bind(4, run.map { $0.record?.at ?? 0 }.max() ?? 0)
+            try insert.bind(5, blob: LogChunk.encode(run))
             try insert.run()
             run = []
         }

@@ -219,25 +219,28 @@ public final class SQLiteStore: BoardStore, @unchecked Sendable {
     /// A run of a board's changes (`older`, then `newer`) as one `chunks` row.
     private func insertChunk(_ board: String, _ older: [StoredChange], _ newer: [StoredChange], _ sql: SQLiteStatements) throws(StoreError) {
         guard let first = (older.first ?? newer.first)?.rev, let last = (newer.last ?? older.last)?.rev else { return }
+        let youngest = max(older.lazy.map { $0.record?.at ?? 0 }.max() ?? 0, newer.lazy.map { $0.record?.at ?? 0 }.max() ?? 0)
         var blob: [UInt8] = []
         blob.reserveCapacity((older.count + newer.count) * 200)
         LogChunk.encode(older, into: &blob)
         LogChunk.encode(newer, into: &blob)
         let s = sql.insertChunk
         s.reset()
-        try s.bind(1, board); try s.bind(2, first); try s.bind(3, last)
-        try s.bind(4, blob: blob)
+        try s.bind(1, board); try s.bind(2, first); try s.bind(3, last); try s.bind(4, youngest)
+        try s.bind(5, blob: blob)
         try s.run()
     }
 
     /// How many chunks the last prune decoded (for a test of what it reads).
-    private(set) var chunksReadByLastPrune = 0
+    private(set) var chunksDecodedByLastPrune = 0
 
     /// Deletes a board's oldest changes up to the first one kept: the first
     /// with a rev above `bound` or committed at `cutoff` or later (the last
-    /// history-per-board changes, and from the first young one on). It reads
-    /// only the chunks it deletes and the one it cuts, which is written again
-    /// with what it keeps.
+    /// history-per-board changes, and from the first young one on). A chunk
+    /// that holds nothing to keep goes whole, judged by its columns; only the
+    /// chunk the cut falls in is read, and written again with what it keeps
+    /// when it is small or at least half of it goes (less waits for a later
+    /// prune, so a change is rewritten a few times at most, not at every prune).
     private func prune(_ board: String, below bound: Int, olderThan cutoff: Int, _ sql: SQLiteStatements) throws(StoreError) {
         let s = sql.chunksFrom
         s.reset()
@@ -245,18 +248,24 @@ public final class SQLiteStore: BoardStore, @unchecked Sendable {
         try s.bind(1, board)
         var drop: [Int] = []
         var cut: (first: Int, keep: [StoredChange])?
-        chunksReadByLastPrune = 0
+        chunksDecodedByLastPrune = 0
         while try s.step() {
-            let first = s.int(0)
+            let first = s.int(0), last = s.int(1), youngest = s.int(2)
             guard first <= bound else { break }
-            chunksReadByLastPrune += 1
-            let changes = try LogChunk.decode(s.blob(2), board: board)
-            // A change without a record (logged before the store kept history) counts as old, as its `at` of 0 did.
-            if let i = changes.firstIndex(where: { $0.rev > bound || $0.record.map { $0.at >= cutoff } ?? false }) {
-                if i > 0 { cut = (first, Array(changes[i...])) }
-                break
+            if last <= bound && youngest < cutoff {
+                drop.append(first)
+                continue
             }
-            drop.append(first)
+            let size = last - first + 1
+            if (bound - first + 1) * 2 >= size || size <= LogStaging.directAt {
+                chunksDecodedByLastPrune += 1
+                let changes = try LogChunk.decode(s.blob(3), board: board)
+                // A change without a record (logged before the store kept history) counts as old, as its `at` of 0 did.
+                if let i = changes.firstIndex(where: { $0.rev > bound || $0.record.map { $0.at >= cutoff } ?? false }), i > 0 {
+                    cut = (first, Array(changes[i...]))
+                }
+            }
+            break
         }
         s.reset()
         if let cut { drop.append(cut.first) }
@@ -306,9 +315,9 @@ final class SQLiteStatements {
             """)
         deleteBoard = try db.prepare("DELETE FROM boards WHERE name = ?1")
         deleteChunks = try db.prepare("DELETE FROM chunks WHERE board = ?1")
-        insertChunk = try db.prepare("INSERT OR REPLACE INTO chunks(board, first, last, changes) VALUES(?1, ?2, ?3, ?4)")
+        insertChunk = try db.prepare("INSERT OR REPLACE INTO chunks(board, first, last, youngest, changes) VALUES(?1, ?2, ?3, ?4, ?5)")
         deleteChunk = try db.prepare("DELETE FROM chunks WHERE board = ?1 AND first = ?2")
-        chunksFrom = try db.prepare("SELECT first, last, changes FROM chunks WHERE board = ?1 ORDER BY first")
+        chunksFrom = try db.prepare("SELECT first, last, youngest, changes FROM chunks WHERE board = ?1 ORDER BY first")
         insertJournal = try db.prepare("INSERT INTO journal(seq, runs) VALUES(?1, ?2)")
         dropJournal = try db.prepare("DELETE FROM journal WHERE seq < ?1")
         selectBoards = try db.prepare("SELECT name, epoch, rev, state FROM boards ORDER BY name")

@@ -152,4 +152,17 @@ import Testing
         let two = Board(mode: .multi, sections: [Section(id: "a", title: "A"), Section(id: "b", title: "B")])
         #expect(ChangeSummary.describe(.expandAll, before: two, after: two) == "expand all (2 sections)")
     }
+
+    /// The record of a fold or a title is written straight as bytes: the
+    /// same bytes as through a JSON object, escapes and all.
+    @Test func aFoldOrTitleRecordIsTheGeneralOneByteForByte() {
+        let ids = ["s1", "a\"b", "tab\there", "ü-ñ", "\u{1}ctl", "emoji 🎉"]
+        for id in ids {
+            for action in [Action.toggle(section: id), .expand(section: id), .collapse(section: id),
+                           .setTitle(section: id, title: id + " \\ \n title"), .setTitle(section: "s0", title: "")] {
+                #expect(ChangeSummary.record(action) == ChangeSummary.generalRecord(action, reverts: nil), "\(action)")
+            }
+        }
+        #expect(text(ChangeSummary.record(.toggle(section: "s1"), reverts: "toggle")) == #"{"type":"toggle","section":"s1","reverts":"toggle"}"#)
+    }
 }

@@ -37,6 +37,18 @@ public enum ChangeSummary {
         }
     }
 
+    /// `{"type":T,"section":ID}`, left open for more fields when `open`.
+    static func sectionRecord(_ type: String, _ id: String, open: Bool = false) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(48 + id.utf8.count)
+        JSONWriter.appendRaw("{\"type\":", to: &out)
+        JSONWriter.appendString(type, to: &out)
+        JSONWriter.appendRaw(",\"section\":", to: &out)
+        JSONWriter.appendString(id, to: &out)
+        if !open { out.append(UInt8(ascii: "}")) }
+        return out
+    }
+
     /// `1 item`, `3 items`.
     static func count(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
 
@@ -51,6 +63,25 @@ public enum ChangeSummary {
     /// The action as the history records it: its wire fields without `board`
     /// or `id`; a `replace`'s document is left out (the ops hold the change).
     public static func record(_ action: Action, reverts: String? = nil) -> [UInt8] {
+        // The actions of nearly every change, written straight as bytes (the
+        // same bytes as below): the committer builds one record per change.
+        if reverts == nil {
+            switch action {
+            case .toggle(let id), .expand(let id), .collapse(let id): return sectionRecord(action.name, id)
+            case .setTitle(let id, let title):
+                var out = sectionRecord(action.name, id, open: true)
+                JSONWriter.appendRaw(",\"title\":", to: &out)
+                JSONWriter.appendString(title, to: &out)
+                out.append(UInt8(ascii: "}"))
+                return out
+            default: break
+            }
+        }
+        return generalRecord(action, reverts: reverts)
+    }
+
+    /// Any action's record, through a JSON object.
+    static func generalRecord(_ action: Action, reverts: String?) -> [UInt8] {
         var o: JSONObject = ["type": .string(action.name)]
         if case .replace(let b) = action {
             o["sections"] = .int(b.sections.count)
