@@ -48,6 +48,23 @@ enum LogChunk {
         return out
     }
 
+    /// Where the first change of `blob` that `keep` accepts (given its rev
+    /// and `at`) begins, and its rev; nil when it keeps none. Reads only each
+    /// change's numbers and lengths: a prune cuts a run without decoding it.
+    static func firstKept(in blob: [UInt8], board: String, _ keep: (_ rev: Int, _ at: Int) -> Bool) throws(StoreError) -> (offset: Int, rev: Int)? {
+        var reader = Reader(bytes: blob)
+        while !reader.atEnd {
+            let start = reader.at
+            let rev = Int(truncatingIfNeeded: try reader.varint())
+            let at = Int(Int64(bitPattern: try reader.varint()))
+            if keep(rev, at) { return (start, rev) }
+            try reader.skip()
+            guard let flag = reader.byte() else { throw StoreError("board '\(board)': a change log run ends inside rev \(rev)") }
+            if flag == 1 { for _ in 0..<5 { try reader.skip() } }
+        }
+        return nil
+    }
+
     static func varint(_ value: UInt64, into out: inout [UInt8]) {
         var v = value
         while v >= 0x80 {
@@ -136,6 +153,13 @@ enum LogChunk {
                                       action: try bytes(), inverse: try bytes(), summary: try text())
             }
             return StoredChange(board: board, rev: rev, ops: ops, record: record)
+        }
+
+        /// Past a length-prefixed field.
+        mutating func skip() throws(StoreError) {
+            let n = try varint()
+            guard n <= UInt64(data.count - at) else { throw StoreError("a change log run is cut short") }
+            at += Int(n)
         }
 
         mutating func text() throws(StoreError) -> String {

@@ -247,7 +247,7 @@ public final class SQLiteStore: BoardStore, @unchecked Sendable {
         defer { s.reset() }
         try s.bind(1, board)
         var drop: [Int] = []
-        var cut: (first: Int, keep: [StoredChange])?
+        var cut: (first: Int, from: Int, last: Int, youngest: Int, keep: ArraySlice<UInt8>)?
         chunksDecodedByLastPrune = 0
         while try s.step() {
             let first = s.int(0), last = s.int(1), youngest = s.int(2)
@@ -259,10 +259,10 @@ public final class SQLiteStore: BoardStore, @unchecked Sendable {
             let size = last - first + 1
             if (bound - first + 1) * 2 >= size || size <= LogStaging.directAt {
                 chunksDecodedByLastPrune += 1
-                let changes = try LogChunk.decode(s.blob(3), board: board)
-                // A change without a record (logged before the store kept history) counts as old, as its `at` of 0 did.
-                if let i = changes.firstIndex(where: { $0.rev > bound || $0.record.map { $0.at >= cutoff } ?? false }), i > 0 {
-                    cut = (first, Array(changes[i...]))
+                let blob = s.blob(3)
+                // A change without a record (logged before the store kept history) has an `at` of 0: old.
+                if let kept = try LogChunk.firstKept(in: blob, board: board, { rev, at in rev > bound || at >= cutoff }), kept.offset > 0 {
+                    cut = (first, kept.rev, last, youngest, blob[kept.offset...])
                 }
             }
             break
@@ -272,7 +272,13 @@ public final class SQLiteStore: BoardStore, @unchecked Sendable {
         for first in drop {
             sql.deleteChunk.reset(); try sql.deleteChunk.bind(1, board); try sql.deleteChunk.bind(2, first); try sql.deleteChunk.run()
         }
-        if let cut { try insertChunk(board, cut.keep, [], sql) }
+        if let cut {
+            let s = sql.insertChunk
+            s.reset()
+            try s.bind(1, board); try s.bind(2, cut.from); try s.bind(3, cut.last); try s.bind(4, cut.youngest)
+            try s.bind(5, blob: Array(cut.keep))
+            try s.run()
+        }
     }
 
     public func probe() throws(StoreError) {
