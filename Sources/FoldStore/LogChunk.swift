@@ -19,17 +19,18 @@ struct StagedRun: Equatable {
 /// inverse and summary.
 enum LogChunk {
     static func encode(_ changes: [StoredChange], into out: inout [UInt8]) {
-        for c in changes {
-            varint(UInt64(c.rev), into: &out)
-            varint(UInt64(bitPattern: Int64(c.record?.at ?? 0)), into: &out)
-            bytes(c.ops, into: &out)
-            guard let r = c.record else { out.append(0); continue }
+        // By index and field: a copy of each change (or its record) would retain every field of it.
+        for i in changes.indices {
+            varint(UInt64(changes[i].rev), into: &out)
+            varint(UInt64(bitPattern: Int64(changes[i].record?.at ?? 0)), into: &out)
+            bytes(changes[i].ops, into: &out)
+            guard changes[i].record != nil else { out.append(0); continue }
             out.append(1)
-            bytes(Array(r.actor.utf8), into: &out)
-            bytes(Array(r.session.utf8), into: &out)
-            bytes(r.action, into: &out)
-            bytes(r.inverse, into: &out)
-            bytes(Array(r.summary.utf8), into: &out)
+            text(changes[i].record!.actor, into: &out)
+            text(changes[i].record!.session, into: &out)
+            bytes(changes[i].record!.action, into: &out)
+            bytes(changes[i].record!.inverse, into: &out)
+            text(changes[i].record!.summary, into: &out)
         }
     }
 
@@ -79,7 +80,10 @@ enum LogChunk {
         out.append(contentsOf: b)
     }
 
-    static func text(_ s: String, into out: inout [UInt8]) { bytes(Array(s.utf8), into: &out) }
+    static func text(_ s: String, into out: inout [UInt8]) {
+        varint(UInt64(s.utf8.count), into: &out)
+        out.append(contentsOf: s.utf8)
+    }
 
     /// A journal row: for each board, its name, its epoch, how many changes, and its run.
     static func encodeJournal(_ runs: [StagedRun]) -> [UInt8] {

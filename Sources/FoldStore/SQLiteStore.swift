@@ -173,7 +173,9 @@ public final class SQLiteStore: BoardStore, @unchecked Sendable {
         let sql = try statements()
         var batch = batch
         // A record that already has its time (migrate-store) keeps it.
-        for i in batch.changes.indices where batch.changes[i].record?.at == 0 { batch.changes[i].record?.at = batch.now }
+        if !batch.recordsTimed {
+            for i in batch.changes.indices where batch.changes[i].record?.at == 0 { batch.changes[i].record?.at = batch.now }
+        }
         let plan = snapshots.plan(batch)
         // A board pruned in this commit first moves what it has staged into its chunks.
         let pruned = Set(batch.boards.lazy.filter { plan.prune.contains($0.name) && batch.prunable(below: $0.rev) > 0 }.map(\.name))

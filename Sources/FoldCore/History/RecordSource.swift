@@ -2,15 +2,17 @@
 /// holds it when it accepts the change: the action, the board before and
 /// the change (both shared, not copied). `record()` builds the record once,
 /// on the committer's thread, so the loop spends nothing on history.
-public struct RecordSource: Sendable {
-    public var actor: String
-    public var session: String
-    public var action: Action
-    public var before: Board
-    public var change: Change
+/// A class: it travels from the loop's pending entry into the sealed batch,
+/// and a copy is then one reference, not one per field of two boards.
+public final class RecordSource: Sendable {
+    public let actor: String
+    public let session: String
+    public let action: Action
+    public let before: Board
+    public let change: Change
     /// A revert: the kind of action it undid (the record's `reverts`) and that change's summary.
-    public var reverts: String?
-    public var reverted: String?
+    public let reverts: String?
+    public let reverted: String?
 
     public init(actor: String, session: String, action: Action, before: Board, change: Change,
                 reverts: String? = nil, reverted: String? = nil) {

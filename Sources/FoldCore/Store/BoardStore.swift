@@ -68,6 +68,9 @@ public struct CommitBatch: Sendable {
     public var now: Int = 0
     /// How long a change is kept (history-days), in milliseconds.
     public var keepMs: Int = 0
+    /// Every record already carries its time (the committer's batches): the
+    /// store need not look for one at 0 to give it `now`.
+    public var recordsTimed = false
 
     public init(historyLimit: Int, now: Int = 0, keepMs: Int = 0) {
         self.historyLimit = historyLimit

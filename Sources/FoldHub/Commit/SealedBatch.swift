@@ -35,6 +35,7 @@ public struct SealedBatch: Sendable {
         batch.deletions = deletions
         batch.boards = puts.map { StoredBoard(name: $0.name, epoch: $0.epoch, rev: $0.rev, state: $0.board.encoded()) }
         batch.changes = changes.map { StoredChange(board: $0.board, rev: $0.rev, ops: $0.ops, record: $0.record?.record(at: now)) }
+        batch.recordsTimed = true
         batch.created = created
         batch.checks = checks
         return batch
