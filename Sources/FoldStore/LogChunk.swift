@@ -88,14 +88,19 @@ enum LogChunk {
     /// A journal row: for each board, its name, its epoch, how many changes, and its run.
     static func encodeJournal(_ runs: [StagedRun]) -> [UInt8] {
         var out: [UInt8] = []
-        out.reserveCapacity(runs.reduce(0) { $0 + $1.changes.count } * 200)
+        encodeJournal(runs, into: &out)
+        return out
+    }
+
+    /// Into `out`, emptied first (its capacity kept).
+    static func encodeJournal(_ runs: [StagedRun], into out: inout [UInt8]) {
+        out.removeAll(keepingCapacity: true)
         for r in runs {
             text(r.board, into: &out)
             text(r.epoch, into: &out)
             varint(UInt64(r.changes.count), into: &out)
             encode(r.changes, into: &out)
         }
-        return out
     }
 
     static func decodeJournal(_ blob: [UInt8]) throws(StoreError) -> [StagedRun] {

@@ -37,6 +37,22 @@ final class SQLiteStatement {
         try database.check(rc, "bind blob \(i)")
     }
 
+    /// Binds `blob` as parameter `i` without SQLite copying it, and runs the
+    /// statement while the bytes are certain to stay put.
+    func run(binding blob: [UInt8], at i: Int32) throws(StoreError) {
+        guard let count = Int32(exactly: blob.count) else { throw StoreError("bind blob \(i): \(blob.count) bytes is too big") }
+        let rc = blob.withUnsafeBytes { bytes -> Int32 in
+            let bound = sqlite3_bind_blob(stmt, i, bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1), count, nil)
+            guard bound == SQLITE_OK else { return bound }
+            let stepped = sqlite3_step(stmt)
+            sqlite3_reset(stmt)
+            // Unbound before the bytes may move.
+            sqlite3_clear_bindings(stmt)
+            return stepped
+        }
+        try database.check(rc, "step")
+    }
+
     /// Runs a statement that returns no rows.
     func run() throws(StoreError) {
         defer { sqlite3_reset(stmt) }

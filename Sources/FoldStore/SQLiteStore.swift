@@ -199,8 +199,9 @@ public final class SQLiteStore: BoardStore, @unchecked Sendable {
             if !log.journal.isEmpty {
                 let s = sql.insertJournal
                 s.reset()
-                try s.bind(1, log.seq); try s.bind(2, blob: LogChunk.encodeJournal(log.journal))
-                try s.run()
+                try s.bind(1, log.seq)
+                LogChunk.encodeJournal(log.journal, into: &scratch)
+                try s.run(binding: scratch, at: 2)
             }
             if let below = log.dropBelow {
                 sql.dropJournal.reset(); try sql.dropJournal.bind(1, below); try sql.dropJournal.run()
@@ -222,16 +223,18 @@ public final class SQLiteStore: BoardStore, @unchecked Sendable {
     private func insertChunk(_ board: String, _ older: [StoredChange], _ newer: [StoredChange], _ sql: SQLiteStatements) throws(StoreError) {
         guard let first = (older.first ?? newer.first)?.rev, let last = (newer.last ?? older.last)?.rev else { return }
         let youngest = max(older.lazy.map { $0.record?.at ?? 0 }.max() ?? 0, newer.lazy.map { $0.record?.at ?? 0 }.max() ?? 0)
-        var blob: [UInt8] = []
-        blob.reserveCapacity((older.count + newer.count) * 200)
-        LogChunk.encode(older, into: &blob)
-        LogChunk.encode(newer, into: &blob)
+        scratch.removeAll(keepingCapacity: true)
+        LogChunk.encode(older, into: &scratch)
+        LogChunk.encode(newer, into: &scratch)
         let s = sql.insertChunk
         s.reset()
         try s.bind(1, board); try s.bind(2, first); try s.bind(3, last); try s.bind(4, youngest)
-        try s.bind(5, blob: blob)
-        try s.run()
+        try s.run(binding: scratch, at: 5)
     }
+
+    /// Where a chunk or journal row is encoded: kept between commits, so a
+    /// run of tens of KiB is not a fresh allocation (and a copy in SQLite) each time.
+    private var scratch: [UInt8] = []
 
     /// How many chunks the last prune decoded (for a test of what it reads).
     private(set) var chunksDecodedByLastPrune = 0

@@ -30,6 +30,9 @@ import Testing
             let forward = PatchOp.encode(change.ops)
             if let compact = FieldUndo.encode(change.ops, before: before) {
                 #expect(before.fieldInverse(of: change.ops) != nil, "compact where the shortcut is not: \(action)")
+                // Written straight as bytes: exactly the JSON of what `replaced` reads.
+                let r = try #require(FieldUndo.replaced(by: change.ops, in: before))
+                #expect(compact == JSON.object(JSONObject([("ids", .array(r.ids.map(JSON.string))), ("old", .array(r.old))])).encoded())
                 #expect(FieldUndo.inverse(stored: compact, forward: forward) == inverse, "\(action)")
                 #expect(FieldUndo.inverseBytes(stored: compact, forward: forward) == PatchOp.encode(inverse))
                 compacts += 1

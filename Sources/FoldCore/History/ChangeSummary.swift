@@ -8,8 +8,12 @@ public enum ChangeSummary {
             return s.map { " '\(clip($0.title))'" } ?? ""
         }
         func fold(_ verb: String, _ id: String) -> String {
-            let open = after.index(of: id).map { after.sections[$0].expanded } ?? false
-            return "\(verb) \(id) → \(open ? "expanded" : "collapsed")\(title(id))"
+            // One lookup for the common case (the section is still there).
+            if let i = after.index(of: id) {
+                let s = after.sections[i]
+                return verb + " " + id + (s.expanded ? " → expanded '" : " → collapsed '") + clip(s.title) + "'"
+            }
+            return "\(verb) \(id) → collapsed\(title(id))"
         }
         switch action {
         case .toggle(let id): return fold("toggle", id)

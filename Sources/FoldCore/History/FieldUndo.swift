@@ -10,17 +10,29 @@ public enum FieldUndo {
     /// The compact undo of `ops` applied to `before`, or nil when an op is not
     /// a replace of a section's title, items or fold, or replaces one twice.
     public static func encode(_ ops: [PatchOp], before: Board) -> [UInt8]? {
-        guard let r = replaced(by: ops, in: before) else { return nil }
-        var out: [UInt8] = Array(#"{"ids":["#.utf8)
-        for (n, id) in r.ids.enumerated() {
-            if n > 0 { out.append(UInt8(ascii: ",")) }
-            JSONWriter.appendString(id, to: &out)
+        // Written as it is read (`replaced`), straight into bytes: one record per change is built this way.
+        guard !ops.isEmpty else { return nil }
+        var out: [UInt8] = []
+        var old: [UInt8] = []
+        out.reserveCapacity(48)
+        old.reserveCapacity(32)
+        JSONWriter.appendRaw(#"{"ids":["#, to: &out)
+        for n in ops.indices {
+            guard case .replace(let path, _) = ops[n], let (i, field) = FieldPath.parse(path), i < before.sections.count else { return nil }
+            if n > 0 {
+                guard !ops[..<n].contains(where: { if case .replace(path, _) = $0 { true } else { false } }) else { return nil }
+                out.append(UInt8(ascii: ","))
+                old.append(UInt8(ascii: ","))
+            }
+            JSONWriter.appendString(before.sections[i].id, to: &out)
+            switch field {
+            case .title: JSONWriter.appendString(before.sections[i].title, to: &old)
+            case .expanded: before.sections[i].expanded ? JSONWriter.appendRaw("true", to: &old) : JSONWriter.appendRaw("false", to: &old)
+            case .items: JSON.array(before.sections[i].items).encode(into: &old)
+            }
         }
         JSONWriter.appendRaw(#"],"old":["#, to: &out)
-        for (n, value) in r.old.enumerated() {
-            if n > 0 { out.append(UInt8(ascii: ",")) }
-            value.encode(into: &out)
-        }
+        out.append(contentsOf: old)
         JSONWriter.appendRaw("]}", to: &out)
         return out
     }
