@@ -19,19 +19,21 @@ struct StagedRun: Equatable {
 /// inverse and summary.
 enum LogChunk {
     static func encode(_ changes: [StoredChange], into out: inout [UInt8]) {
-        // By index and field: a copy of each change (or its record) would retain every field of it.
-        for i in changes.indices {
-            varint(UInt64(changes[i].rev), into: &out)
-            varint(UInt64(bitPattern: Int64(changes[i].record?.at ?? 0)), into: &out)
-            bytes(changes[i].ops, into: &out)
-            guard changes[i].record != nil else { out.append(0); continue }
-            out.append(1)
-            text(changes[i].record!.actor, into: &out)
-            text(changes[i].record!.session, into: &out)
-            bytes(changes[i].record!.action, into: &out)
-            bytes(changes[i].record!.inverse, into: &out)
-            text(changes[i].record!.summary, into: &out)
-        }
+        for i in changes.indices { encode(changes, at: i, into: &out) }
+    }
+
+    /// `changes[i]`, by field: a copy of the change (or its record) would retain every field of it.
+    static func encode(_ changes: [StoredChange], at i: Int, into out: inout [UInt8]) {
+        varint(UInt64(changes[i].rev), into: &out)
+        varint(UInt64(bitPattern: Int64(changes[i].record?.at ?? 0)), into: &out)
+        bytes(changes[i].ops, into: &out)
+        guard changes[i].record != nil else { out.append(0); return }
+        out.append(1)
+        text(changes[i].record!.actor, into: &out)
+        text(changes[i].record!.session, into: &out)
+        bytes(changes[i].record!.action, into: &out)
+        bytes(changes[i].record!.inverse, into: &out)
+        text(changes[i].record!.summary, into: &out)
     }
 
     static func encode(_ changes: [StoredChange]) -> [UInt8] {

@@ -51,23 +51,25 @@ final class SQLiteHistoryStatements {
 
     private func before(_ rev: Int, limit: Int, board: String, waiting: [StoredChange]) throws(StoreError) -> [StoredChange] {
         guard limit > 0 else { return [] }
-        // Newest first while collecting.
-        var out: [StoredChange] = []
-        for c in waiting.reversed() where c.rev < rev {
-            out.append(c)
-            if out.count == limit { return out.reversed() }
-        }
+        // Newest part first; each element is copied once, into the result.
+        let newest = waiting[..<(waiting.firstIndex { $0.rev >= rev } ?? waiting.endIndex)].suffix(limit)
+        var parts: [ArraySlice<StoredChange>] = [newest]
+        var count = newest.count
+        // Below this rev: older than everything taken (a change moved to a chunk meanwhile is taken once).
+        var floor = newest.first?.rev ?? rev
         let s = backward
         s.reset()
         defer { s.reset() }
         try s.bind(1, board)
-        try s.bind(2, rev)
-        rows: while try s.step() {
-            for c in try LogChunk.decode(s.blob(1), board: board).reversed() where c.rev < (out.last?.rev ?? rev) {
-                out.append(c)
-                if out.count == limit { break rows }
-            }
+        try s.bind(2, floor)
+        while count < limit, try s.step() {
+            let run = try LogChunk.decode(s.blob(1), board: board)
+            let part = run[..<(run.firstIndex { $0.rev >= floor } ?? run.endIndex)].suffix(limit - count)
+            guard let oldest = part.first else { continue }
+            parts.append(part)
+            count += part.count
+            floor = oldest.rev
         }
-        return out.reversed()
+        return Array(parts.reversed().joined())
     }
 }

@@ -219,17 +219,34 @@ public final class SQLiteStore: BoardStore, @unchecked Sendable {
         }
     }
 
-    /// A run of a board's changes (`older`, then `newer`) as one `chunks` row.
+    /// A chunk holds at most this many bytes (and at least one change): a
+    /// history read decodes whole chunks, so this bounds what a read holds
+    /// beyond its page, however large a commit's changes were.
+    static let chunkBytes = 1 << 20
+
+    /// A run of a board's changes (`older`, then `newer`) as `chunks` rows, cut at `chunkBytes`.
     private func insertChunk(_ board: String, _ older: [StoredChange], _ newer: [StoredChange], _ sql: SQLiteStatements) throws(StoreError) {
-        guard let first = (older.first ?? newer.first)?.rev, let last = (newer.last ?? older.last)?.rev else { return }
-        let youngest = max(older.lazy.map { $0.record?.at ?? 0 }.max() ?? 0, newer.lazy.map { $0.record?.at ?? 0 }.max() ?? 0)
+        var first = 0, last = 0, youngest = 0
         scratch.removeAll(keepingCapacity: true)
-        LogChunk.encode(older, into: &scratch)
-        LogChunk.encode(newer, into: &scratch)
+        for list in [older, newer] {
+            for i in list.indices {
+                if scratch.isEmpty { (first, youngest) = (list[i].rev, 0) }
+                last = list[i].rev
+                youngest = max(youngest, list[i].record?.at ?? 0)
+                LogChunk.encode(list, at: i, into: &scratch)
+                if scratch.count >= Self.chunkBytes { try insertChunkRow(board, first, last, youngest, sql) }
+            }
+        }
+        if !scratch.isEmpty { try insertChunkRow(board, first, last, youngest, sql) }
+    }
+
+    /// `scratch` as the chunk `first...last` of `board`; empties it.
+    private func insertChunkRow(_ board: String, _ first: Int, _ last: Int, _ youngest: Int, _ sql: SQLiteStatements) throws(StoreError) {
         let s = sql.insertChunk
         s.reset()
         try s.bind(1, board); try s.bind(2, first); try s.bind(3, last); try s.bind(4, youngest)
         try s.run(binding: scratch, at: 5)
+        scratch.removeAll(keepingCapacity: true)
     }
 
     /// Where a chunk or journal row is encoded: kept between commits, so a

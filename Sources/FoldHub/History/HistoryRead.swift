@@ -22,7 +22,7 @@ public struct HistoryRead: Sendable {
         return .page(entries: HistoryBody.encodeEntries(entries), more: more)
     }
 
-    /// Entries read from the store at a time.
+    /// Entries read from the store at first; doubled while they are small.
     public static let readChunk = 16
 
     /// Reads what `r` asks for, a chunk at a time. A revert's read keeps the
@@ -43,21 +43,29 @@ public struct HistoryRead: Sendable {
         }
         var anchor = r.query.anchor
         var bytes = 0
-        while out.count < r.query.limit, bytes <= HistoryBody.maxPageBytes || out.count < 2 {
-            let asked = min(readChunk, r.query.limit - out.count)
+        var count = 0
+        // From the latest or `before`, each chunk is older than the last: joined newest last at the end.
+        var older: [[StoredChange]] = []
+        var chunk = readChunk
+        while count < r.query.limit, bytes <= HistoryBody.maxPageBytes || count < 2 {
+            let asked = min(chunk, r.query.limit - count)
             let page = try store.history(board: r.board, HistoryQuery(anchor, limit: asked))
             guard let first = page.first, let last = page.last else { break }
-            bytes += page.reduce(0) { $0 + HistoryBody.size(of: $1) }
-            // Oldest first from `since`; from the latest or `before`, each chunk is older than the last.
+            let pageBytes = page.reduce(0) { $0 + HistoryBody.size(of: $1) }
+            bytes += pageBytes
+            count += page.count
             if case .since = anchor {
                 out += page
                 anchor = .since(last.rev)
             } else {
-                out = page + out
+                older.append(page)
                 anchor = .before(first.rev)
             }
             if page.count < asked { break }
+            // Small entries: ask for more at a time (a store may read whole runs to answer).
+            if pageBytes * 16 < HistoryBody.maxPageBytes { chunk = min(chunk * 2, 1_024) }
         }
+        if !older.isEmpty { out = Array(older.reversed().joined()) }
         return out
     }
 
