@@ -20,6 +20,7 @@ public final class Reaper: Sendable {
 
     public func start() {
         let thread = Thread { [self] in
+            ThreadName.set(name)
             // On Linux a nice value belongs to a thread: `who` 0 is this thread alone.
             _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 19)
             run()

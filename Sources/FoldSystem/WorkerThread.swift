@@ -12,9 +12,13 @@ public final class WorkerThread<Job: Sendable>: Sendable {
 
     /// Starts the thread: `run` takes each job in turn and returns false
     /// after the one that ends the thread; `idle` runs when `idleEvery`
-    /// seconds pass without a job.
-    public func start(idleEvery: Double? = nil, idle: @escaping @Sendable () -> Void = {}, _ run: @escaping @Sendable (Job) -> Bool) {
+    /// seconds pass without a job. `nice`: the thread's own nice value
+    /// (0, as the process, when nil).
+    public func start(idleEvery: Double? = nil, nice: Int32? = nil, idle: @escaping @Sendable () -> Void = {}, _ run: @escaping @Sendable (Job) -> Bool) {
         let thread = Thread { [self] in
+            ThreadName.set(name)
+            // On Linux a nice value belongs to a thread: `who` 0 is this thread alone.
+            if let nice { _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, nice) }
             while true {
                 if let every = idleEvery {
                     if signal.wait(timeout: .now() + every) == .timedOut {

@@ -27,7 +27,13 @@ final class Reader: Sendable {
         self.answer = answer
     }
 
-    func start() { worker.start { [self] job in run(job) } }
+    /// History reads yield the core to commits and the event loop (nice
+    /// 10): with 64 clients reading 1,000 entries twice a second, the
+    /// writers' ack p99 stayed within 1.5× of theirs without readers only
+    /// so (PERFORMANCE.md); a read still runs whenever they wait.
+    func start() { worker.start(nice: Self.nice) { [self] job in run(job) } }
+
+    static let nice: Int32 = 10
 
     /// Any thread. The read sees every change committed before it starts.
     func read(_ r: HistoryRead) { worker.enqueue(.read(r)) }
