@@ -20,7 +20,7 @@ enum PostgresBatch {
         for (i, b) in batch.boards.enumerated() { last[b.name] = i }
         let boards = batch.boards.enumerated().filter { last[$0.element.name] == $0.offset }.map(\.element)
         try insertRows("INSERT INTO foldsync_boards(name, epoch, rev, state) VALUES",
-                       boards.map { [$0.name, $0.epoch, String($0.rev), String(decoding: $0.state, as: UTF8.self)] },
+                       boards.map { [$0.name, $0.epoch, String($0.rev), String(decoding: $0.encodedState, as: UTF8.self)] },
                        "ON CONFLICT(name) DO UPDATE SET epoch = EXCLUDED.epoch, rev = EXCLUDED.rev, state = EXCLUDED.state", on: c)
         // A change is logged with the epoch its board is put at in the same batch.
         var epochs: [String: String] = [:]

@@ -151,7 +151,7 @@ public final class PostgresStore: BoardStore, @unchecked Sendable {
             let r = try c.query("""
                 INSERT INTO foldsync_boards(name, epoch, rev, state) VALUES($1, $2, $3, $4)
                 ON CONFLICT(name) DO NOTHING RETURNING name
-                """, [board.name, board.epoch, String(board.rev), String(decoding: board.state, as: UTF8.self)])
+                """, [board.name, board.epoch, String(board.rev), String(decoding: board.encodedState, as: UTF8.self)])
             return r.rows == 1
         }
     }

@@ -190,7 +190,7 @@ public final class SQLiteStore: BoardStore, @unchecked Sendable {
                 let s = sql.upsertBoard
                 s.reset()
                 try s.bind(1, b.name); try s.bind(2, b.epoch)
-                try s.bind(3, b.rev); try s.bind(4, blob: b.state)
+                try s.bind(3, b.rev); try s.bind(4, blob: b.encodedState)
                 try s.run()
             }
             for chunk in log.chunks {

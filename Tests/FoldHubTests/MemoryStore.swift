@@ -20,7 +20,7 @@ final class MemoryStore: BoardStore {
             boards[name] = nil
             changes.removeAll { $0.board == name }
         }
-        for b in batch.boards { boards[b.name] = b }
+        for b in batch.boards { boards[b.name] = StoredBoard(name: b.name, epoch: b.epoch, rev: b.rev, state: b.encodedState) }
         changes += batch.changes
     }
 

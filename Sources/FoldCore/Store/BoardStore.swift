@@ -3,8 +3,12 @@ public struct StoredBoard: Sendable, Equatable {
     public var name: String
     public var epoch: String
     public var rev: Int
-    /// The board document, encoded JSON.
+    /// The board document, encoded JSON (empty while `document` holds it).
     public var state: [UInt8]
+    /// The document not yet encoded: a batch leaves it to the store, which
+    /// encodes only the states it writes (`encodedState`). SQLite writes a
+    /// busy board's state once per 64 revs, not in every commit.
+    public var document: Board?
 
     public init(name: String, epoch: String, rev: Int, state: [UInt8]) {
         self.name = name
@@ -12,6 +16,14 @@ public struct StoredBoard: Sendable, Equatable {
         self.rev = rev
         self.state = state
     }
+
+    public init(name: String, epoch: String, rev: Int, document: Board) {
+        self.init(name: name, epoch: epoch, rev: rev, state: [])
+        self.document = document
+    }
+
+    /// The encoded document, whichever way it was given.
+    public var encodedState: [UInt8] { document?.encoded() ?? state }
 }
 
 /// One accepted change in a board's log: the RFC 6902 operations, encoded,

@@ -33,7 +33,7 @@ public struct SealedBatch: Sendable {
     public func encoded(now: Int = 0) -> CommitBatch {
         var batch = CommitBatch(historyLimit: historyLimit, now: now, keepMs: keepMs)
         batch.deletions = deletions
-        batch.boards = puts.map { StoredBoard(name: $0.name, epoch: $0.epoch, rev: $0.rev, state: $0.board.encoded()) }
+        batch.boards = puts.map { StoredBoard(name: $0.name, epoch: $0.epoch, rev: $0.rev, document: $0.board) }
         batch.changes = changes.map { StoredChange(board: $0.board, rev: $0.rev, ops: $0.ops, record: $0.record?.record(at: now)) }
         batch.recordsTimed = true
         batch.created = created
