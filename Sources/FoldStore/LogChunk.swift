@@ -36,13 +36,6 @@ enum LogChunk {
         text(changes[i].record!.summary, into: &out)
     }
 
-    static func encode(_ changes: [StoredChange]) -> [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity(changes.count * 200)
-        encode(changes, into: &out)
-        return out
-    }
-
     /// The changes of `blob`, all of them for `board`. Throws on a blob that does not parse.
     static func decode(_ blob: [UInt8], board: String) throws(StoreError) -> [StoredChange] {
         var reader = Reader(bytes: blob)
@@ -87,14 +80,8 @@ enum LogChunk {
         out.append(contentsOf: s.utf8)
     }
 
-    /// A journal row: for each board, its name, its epoch, how many changes, and its run.
-    static func encodeJournal(_ runs: [StagedRun]) -> [UInt8] {
-        var out: [UInt8] = []
-        encodeJournal(runs, into: &out)
-        return out
-    }
-
-    /// Into `out`, emptied first (its capacity kept).
+    /// A journal row: for each board, its name, its epoch, how many changes,
+    /// and its run; into `out`, emptied first (its capacity kept).
     static func encodeJournal(_ runs: [StagedRun], into out: inout [UInt8]) {
         out.removeAll(keepingCapacity: true)
         for r in runs {

@@ -59,28 +59,27 @@ struct LogStaging {
         fileprivate var nextSeq = 0
     }
 
-    /// State found in the file at open: the staged runs of every journal row still kept.
-    init(journal: [(seq: Int, runs: [StagedRun])] = []) {
+    init() {}
+
+    /// What waits in the journal's rows (oldest row first), per board, with
+    /// the row its oldest change is in: a run of another epoch replaces what
+    /// the board had waiting before it.
+    static func waiting(in journal: [(seq: Int, runs: [StagedRun])]) -> [String: (epoch: String, since: Int, changes: [StoredChange])] {
+        var out: [String: (epoch: String, since: Int, changes: [StoredChange])] = [:]
         for (seq, runs) in journal {
             for run in runs where !run.changes.isEmpty {
-                if var s = boards[run.board], s.epoch == run.epoch {
-                    s.count += run.changes.count
-                    boards[run.board] = s
-                } else {
-                    boards[run.board] = Staged(epoch: run.epoch, count: run.changes.count, since: seq)
-                }
+                if out[run.board]?.epoch == run.epoch { out[run.board]!.changes += run.changes } else { out[run.board] = (run.epoch, seq, run.changes) }
             }
-            nextSeq = max(nextSeq, seq + 1)
         }
-        keptFrom = journal.map(\.seq).min() ?? 1
+        return out
     }
 
-    /// What the journal held, as `init(journal:)` read it, less what the file
-    /// no longer needs: `kept` gives each board's changes still staged.
-    mutating func retain(_ kept: [String: Int]) {
-        for name in boards.keys {
-            if let n = kept[name], n > 0 { boards[name]?.count = n } else { boards[name] = nil }
-        }
+    /// At open: what still waits (`waiting`, less what the file no longer
+    /// needs), and the seqs of the journal's rows.
+    init(waiting: [String: Staged], rows: [Int]) {
+        boards = waiting
+        nextSeq = (rows.max() ?? 0) + 1
+        keptFrom = rows.min() ?? 1
     }
 
     /// Where `batch`'s changes go. Boards in `flush` (pruned in this commit)

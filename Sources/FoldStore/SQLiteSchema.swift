@@ -45,32 +45,24 @@ enum SQLiteSchema {
     ]
 
     /// Upgrade step 3's second half: every row of the old `changes` table
-    /// into chunks of `LogStaging.flushAt` consecutive changes, then the table goes.
+    /// into chunks of up to `LogStaging.flushAt` consecutive changes, then the table goes.
     static func runsFromRows(_ db: SQLiteDatabase) throws(StoreError) {
         let rows = try db.prepare("SELECT board, rev, ops, at, actor, session, action, inverse, summary FROM changes ORDER BY board, rev")
-        let insert = try db.prepare("INSERT INTO chunks(board, first, last, youngest, changes) VALUES(?1, ?2, ?3, ?4, ?5)")
+        let chunks = try SQLiteChunkWriter(db)
         var board = ""
         var run: [StoredChange] = []
-        func flush() throws(StoreError) {
-            guard let first = run.first, let last = run.last else { return }
-            insert.reset()
-            try insert.bind(1, board); try insert.bind(2, first.rev); try insert.bind(3, last.rev)
-            try insert.bind(4, run.map { $0.record?.at ?? 0 }.max() ?? 0)
-            try insert.bind(5, blob: LogChunk.encode(run))
-            try insert.run()
-            run = []
-        }
         while try rows.step() {
             let name = rows.text(0)
             if name != board || run.count == LogStaging.flushAt || (run.last.map { $0.rev + 1 != rows.int(1) } ?? false) {
-                try flush()
+                if !run.isEmpty { try chunks.write(board, [], run) }
+                run = []
                 board = name
             }
             let record = rows.isNull(6) ? nil : ChangeRecord(
                 at: rows.int(3), actor: rows.text(4), session: rows.text(5), action: rows.blob(6), inverse: rows.blob(7), summary: rows.text(8))
             run.append(StoredChange(board: name, rev: rows.int(1), ops: rows.blob(2), record: record))
         }
-        try flush()
+        if !run.isEmpty { try chunks.write(board, [], run) }
         rows.reset()
         try db.execute("DROP TABLE changes")
     }

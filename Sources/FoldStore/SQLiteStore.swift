@@ -99,27 +99,20 @@ public final class SQLiteStore: BoardStore, @unchecked Sendable {
         let rows = try db.prepare("SELECT seq, runs FROM journal ORDER BY seq")
         var journal: [(seq: Int, runs: [StagedRun])] = []
         while try rows.step() { journal.append((rows.int(0), try LogChunk.decodeJournal(rows.blob(1)))) }
-        var staging = LogStaging(journal: journal)
-        guard !staging.boards.isEmpty else { return (staging, [:]) }
-        var found: [String: (epoch: String, changes: [StoredChange])] = [:]
-        for (_, runs) in journal {
-            for run in runs {
-                if found[run.board]?.epoch == run.epoch { found[run.board]!.changes += run.changes } else { found[run.board] = (run.epoch, run.changes) }
-            }
-        }
+        var waiting = LogStaging.waiting(in: journal)
         let epochs = try db.prepare("SELECT epoch FROM boards WHERE name = ?1")
         let last = try db.prepare("SELECT max(last) FROM chunks WHERE board = ?1")
-        var kept: [String: [StoredChange]] = [:]
-        for (name, s) in staging.boards {
+        for (name, w) in waiting {
             epochs.reset(); try epochs.bind(1, name)
-            guard try epochs.step(), epochs.text(0) == s.epoch, let f = found[name], f.epoch == s.epoch else { continue }
             last.reset(); try last.bind(1, name)
             let moved = try last.step() ? last.int(0) : 0
-            kept[name] = f.changes.filter { $0.rev > moved }
+            let kept = try epochs.step() && epochs.text(0) == w.epoch ? w.changes.filter { $0.rev > moved } : []
+            waiting[name] = kept.isEmpty ? nil : (w.epoch, w.since, kept)
         }
         epochs.reset(); last.reset()
-        staging.retain(kept.mapValues(\.count))
-        return (staging, kept.filter { !$0.value.isEmpty })
+        let staging = LogStaging(waiting: waiting.mapValues { .init(epoch: $0.epoch, count: $0.changes.count, since: $0.since) },
+                                 rows: journal.map(\.seq))
+        return (staging, waiting.mapValues(\.changes))
     }
 
     deinit { close() }
@@ -194,14 +187,14 @@ public final class SQLiteStore: BoardStore, @unchecked Sendable {
                 try s.run()
             }
             for chunk in log.chunks {
-                try insertChunk(chunk.board, chunk.staged ? staged.changes(of: chunk.board) : [], chunk.changes, sql)
+                try sql.chunks.write(chunk.board, chunk.staged ? staged.changes(of: chunk.board) : [], chunk.changes)
             }
             if !log.journal.isEmpty {
                 let s = sql.insertJournal
                 s.reset()
                 try s.bind(1, log.seq)
-                LogChunk.encodeJournal(log.journal, into: &scratch)
-                try s.run(binding: scratch, at: 2)
+                LogChunk.encodeJournal(log.journal, into: &journalBuffer)
+                try s.run(binding: journalBuffer, at: 2)
             }
             if let below = log.dropBelow {
                 sql.dropJournal.reset(); try sql.dropJournal.bind(1, below); try sql.dropJournal.run()
@@ -219,39 +212,8 @@ public final class SQLiteStore: BoardStore, @unchecked Sendable {
         }
     }
 
-    /// A chunk holds at most this many bytes (and at least one change): a
-    /// history read decodes whole chunks, so this bounds what a read holds
-    /// beyond its page, however large a commit's changes were.
-    static let chunkBytes = 1 << 20
-
-    /// A run of a board's changes (`older`, then `newer`) as `chunks` rows, cut at `chunkBytes`.
-    private func insertChunk(_ board: String, _ older: [StoredChange], _ newer: [StoredChange], _ sql: SQLiteStatements) throws(StoreError) {
-        var first = 0, last = 0, youngest = 0
-        scratch.removeAll(keepingCapacity: true)
-        for list in [older, newer] {
-            for i in list.indices {
-                if scratch.isEmpty { (first, youngest) = (list[i].rev, 0) }
-                last = list[i].rev
-                youngest = max(youngest, list[i].record?.at ?? 0)
-                LogChunk.encode(list, at: i, into: &scratch)
-                if scratch.count >= Self.chunkBytes { try insertChunkRow(board, first, last, youngest, sql) }
-            }
-        }
-        if !scratch.isEmpty { try insertChunkRow(board, first, last, youngest, sql) }
-    }
-
-    /// `scratch` as the chunk `first...last` of `board`; empties it.
-    private func insertChunkRow(_ board: String, _ first: Int, _ last: Int, _ youngest: Int, _ sql: SQLiteStatements) throws(StoreError) {
-        let s = sql.insertChunk
-        s.reset()
-        try s.bind(1, board); try s.bind(2, first); try s.bind(3, last); try s.bind(4, youngest)
-        try s.run(binding: scratch, at: 5)
-        scratch.removeAll(keepingCapacity: true)
-    }
-
-    /// Where a chunk or journal row is encoded: kept between commits, so a
-    /// run of tens of KiB is not a fresh allocation (and a copy in SQLite) each time.
-    private var scratch: [UInt8] = []
+    /// Where a journal row is encoded: kept between commits, so it is not a fresh allocation each time.
+    private var journalBuffer: [UInt8] = []
 
     /// How many chunks the last prune decoded (for a test of what it reads).
     private(set) var chunksDecodedByLastPrune = 0
@@ -294,13 +256,7 @@ public final class SQLiteStore: BoardStore, @unchecked Sendable {
         for first in drop {
             sql.deleteChunk.reset(); try sql.deleteChunk.bind(1, board); try sql.deleteChunk.bind(2, first); try sql.deleteChunk.run()
         }
-        if let cut {
-            let s = sql.insertChunk
-            s.reset()
-            try s.bind(1, board); try s.bind(2, cut.from); try s.bind(3, cut.last); try s.bind(4, cut.youngest)
-            try s.bind(5, blob: Array(cut.keep))
-            try s.run()
-        }
+        if let cut { try sql.chunks.write(board, first: cut.from, last: cut.last, youngest: cut.youngest, encoded: cut.keep) }
     }
 
     public func probe() throws(StoreError) {
@@ -327,7 +283,8 @@ public final class SQLiteStore: BoardStore, @unchecked Sendable {
 /// The store's prepared statements, finalized together when it closes
 /// (a connection with live statements cannot close).
 final class SQLiteStatements {
-    let upsertBoard, deleteBoard, deleteChunks, insertChunk, deleteChunk, chunksFrom, insertJournal, dropJournal: SQLiteStatement
+    let upsertBoard, deleteBoard, deleteChunks, deleteChunk, chunksFrom, insertJournal, dropJournal: SQLiteStatement
+    let chunks: SQLiteChunkWriter
     let selectBoards: SQLiteStatement
     let history: SQLiteHistoryStatements
     /// Prepared once: `sqlite3_exec` would parse them for every commit
@@ -343,7 +300,7 @@ final class SQLiteStatements {
             """)
         deleteBoard = try db.prepare("DELETE FROM boards WHERE name = ?1")
         deleteChunks = try db.prepare("DELETE FROM chunks WHERE board = ?1")
-        insertChunk = try db.prepare("INSERT OR REPLACE INTO chunks(board, first, last, youngest, changes) VALUES(?1, ?2, ?3, ?4, ?5)")
+        chunks = try SQLiteChunkWriter(db)
         deleteChunk = try db.prepare("DELETE FROM chunks WHERE board = ?1 AND first = ?2")
         chunksFrom = try db.prepare("SELECT first, last, youngest, changes FROM chunks WHERE board = ?1 ORDER BY first")
         insertJournal = try db.prepare("INSERT INTO journal(seq, runs) VALUES(?1, ?2)")

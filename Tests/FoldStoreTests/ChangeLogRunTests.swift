@@ -8,6 +8,20 @@ import Testing
 /// commit's changes go (`LogStaging`), and through a real file, a crash
 /// (the files copied while the store is open) keeping every change the
 /// journal held, and history read across chunks and the journal.
+extension LogChunk {
+    static func encode(_ changes: [StoredChange]) -> [UInt8] {
+        var out: [UInt8] = []
+        encode(changes, into: &out)
+        return out
+    }
+
+    static func encodeJournal(_ runs: [StagedRun]) -> [UInt8] {
+        var out: [UInt8] = []
+        encodeJournal(runs, into: &out)
+        return out
+    }
+}
+
 @Suite struct ChangeLogRunTests {
     static func change(_ board: String, _ rev: Int, at: Int = 0, record: Bool = true) -> StoredChange {
         StoredChange(board: board, rev: rev, ops: Array(#"[{"op":"replace","path":"/sections/0/title","value":"r\#(rev)"}]"#.utf8),

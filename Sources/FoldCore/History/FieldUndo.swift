@@ -9,28 +9,26 @@
 public enum FieldUndo {
     /// The compact undo of `ops` applied to `before`, or nil when an op is not
     /// a replace of a section's title, items or fold, or replaces one twice.
+    /// Written straight as bytes: the committer builds one per change.
     public static func encode(_ ops: [PatchOp], before: Board) -> [UInt8]? {
-        // Written as it is read (`replaced`), straight into bytes: one record per change is built this way.
-        guard !ops.isEmpty else { return nil }
         var out: [UInt8] = []
         var old: [UInt8] = []
         out.reserveCapacity(48)
         old.reserveCapacity(32)
         JSONWriter.appendRaw(#"{"ids":["#, to: &out)
-        for n in ops.indices {
-            guard case .replace(let path, _) = ops[n], let (i, field) = FieldPath.parse(path), i < before.sections.count else { return nil }
+        let read = visit(ops, in: before) { n, s, field in
             if n > 0 {
-                guard !ops[..<n].contains(where: { if case .replace(path, _) = $0 { true } else { false } }) else { return nil }
                 out.append(UInt8(ascii: ","))
                 old.append(UInt8(ascii: ","))
             }
-            JSONWriter.appendString(before.sections[i].id, to: &out)
+            JSONWriter.appendString(s.id, to: &out)
             switch field {
-            case .title: JSONWriter.appendString(before.sections[i].title, to: &old)
-            case .expanded: before.sections[i].expanded ? JSONWriter.appendRaw("true", to: &old) : JSONWriter.appendRaw("false", to: &old)
-            case .items: JSON.array(before.sections[i].items).encode(into: &old)
+            case .title: JSONWriter.appendString(s.title, to: &old)
+            case .expanded: JSONWriter.appendRaw(s.expanded ? "true" : "false", to: &old)
+            case .items: JSON.array(s.items).encode(into: &old)
             }
         }
+        guard read else { return nil }
         JSONWriter.appendRaw(#"],"old":["#, to: &out)
         out.append(contentsOf: old)
         JSONWriter.appendRaw("]}", to: &out)
@@ -38,18 +36,12 @@ public enum FieldUndo {
     }
 
     /// For each of `ops`, the id of the section it addresses and the value it
-    /// replaces, read off `before` (such ops move no section, so every old
-    /// value is where it was); nil unless every op replaces a section's
-    /// title, items or fold, and none a path another one replaced before it.
+    /// replaces, read off `before`; nil where `visit` says so.
     static func replaced(by ops: [PatchOp], in before: Board) -> (ids: [String], old: [JSON])? {
-        guard !ops.isEmpty else { return nil }
         var ids: [String] = [], old: [JSON] = []
         ids.reserveCapacity(ops.count)
         old.reserveCapacity(ops.count)
-        for (n, op) in ops.enumerated() {
-            guard case .replace(let path, _) = op, let (i, field) = FieldPath.parse(path), i < before.sections.count,
-                  !ops[..<n].contains(where: { if case .replace(path, _) = $0 { true } else { false } }) else { return nil }
-            let s = before.sections[i]
+        let read = visit(ops, in: before) { _, s, field in
             ids.append(s.id)
             switch field {
             case .title: old.append(.string(s.title))
@@ -57,7 +49,22 @@ public enum FieldUndo {
             case .items: old.append(.array(s.items))
             }
         }
-        return (ids, old)
+        return read ? (ids, old) : nil
+    }
+
+    /// The one reading of a change of fields: `each` gets every op's index,
+    /// the section it addresses in `before` (such ops move no section, so
+    /// every old value is where it was) and the field. False, stopping
+    /// there, unless there are ops and every one replaces a section's title,
+    /// items or fold, and none a path another one replaced before it.
+    private static func visit(_ ops: [PatchOp], in before: Board, _ each: (Int, borrowing Section, FieldPath.Field) -> Void) -> Bool {
+        guard !ops.isEmpty else { return false }
+        for n in ops.indices {
+            guard case .replace(let path, _) = ops[n], let (i, field) = FieldPath.parse(path), i < before.sections.count,
+                  !ops[..<n].contains(where: { if case .replace(path, _) = $0 { true } else { false } }) else { return false }
+            each(n, before.sections[i], field)
+        }
+        return true
     }
 
     /// The undo of field replaces `ops`, given the id of the section each

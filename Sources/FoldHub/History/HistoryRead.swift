@@ -46,9 +46,9 @@ public struct HistoryRead: Sendable {
         var count = 0
         // From the latest or `before`, each chunk is older than the last: joined newest last at the end.
         var older: [[StoredChange]] = []
-        var chunk = readChunk
+        var ask = readChunk
         while count < r.query.limit, bytes <= HistoryBody.maxPageBytes || count < 2 {
-            let asked = min(chunk, r.query.limit - count)
+            let asked = min(ask, r.query.limit - count)
             let page = try store.history(board: r.board, HistoryQuery(anchor, limit: asked))
             guard let first = page.first, let last = page.last else { break }
             let pageBytes = page.reduce(0) { $0 + HistoryBody.size(of: $1) }
@@ -63,7 +63,7 @@ public struct HistoryRead: Sendable {
             }
             if page.count < asked { break }
             // Small entries: ask for more at a time (a store may read whole runs to answer).
-            if pageBytes * 16 < HistoryBody.maxPageBytes { chunk = min(chunk * 2, 1_024) }
+            if pageBytes * 16 < HistoryBody.maxPageBytes { ask = min(ask * 2, 1_024) }
         }
         if !older.isEmpty { out = Array(older.reversed().joined()) }
         return out
