@@ -29,7 +29,7 @@ import urllib.request
 import warnings
 
 from selenium import webdriver
-from selenium.common.exceptions import StaleElementReferenceException
+from selenium.common.exceptions import StaleElementReferenceException, TimeoutException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
@@ -279,9 +279,29 @@ def shown(d, css):
 
 
 def wait(d, cond, timeout=5, msg=""):
+    """Waits for a behaviour, not a speed: no wait is shorter than 5 s, since
+    a loaded CI machine may hold a durable commit (fsync) that long. On a
+    timeout the failure says what the page showed: its toast, its connection
+    status and its console."""
     # A re-render may replace an element between finding and reading it: try again.
-    return WebDriverWait(d, timeout, poll_frequency=0.02,
-                         ignored_exceptions=(StaleElementReferenceException,)).until(lambda drv: cond(drv), msg)
+    try:
+        return WebDriverWait(d, max(timeout, 5), poll_frequency=0.02,
+                             ignored_exceptions=(StaleElementReferenceException,)).until(lambda drv: cond(drv), msg)
+    except TimeoutException as e:
+        raise TimeoutException(f"{msg or 'condition not met'}; the page: {page_state(d)}") from e
+
+
+def page_state(d):
+    """What a page showed at a failure, for the test's message."""
+    try:
+        shown = d.execute_script("""
+            const text = id => { const n = document.getElementById(id); return n ? n.textContent.trim() : null; };
+            return { toast: text('toast'), status: text('status'),
+                     sections: Array.from(document.querySelectorAll('.section')).map(n => n.dataset.id) };""")
+        console = [l["message"] for l in d.get_log("browser")][-10:]
+        return f"{shown}; console: {console}"
+    except Exception as e:   # a page that cannot answer is itself the clue
+        return f"unreadable ({e!r})"
 
 
 class TwoBrowsers(unittest.TestCase):
