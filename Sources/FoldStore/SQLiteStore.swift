@@ -1,8 +1,10 @@
 import CSQLite
 import FoldCore
+import Glibc
 
-/// The SQLite engine: WAL mode, `synchronous=FULL`, one transaction per
-/// batch, so a group of changes costs one fsync.
+/// The SQLite engine: WAL mode, one transaction per batch, so a group of
+/// changes costs one fsync: inside the COMMIT (`synchronous=FULL`), or, for
+/// the daemon's store, apart from it (`syncApart`, see `SQLiteWALSync`).
 ///
 /// Not thread-safe by itself: used at start-up, then only by the committer
 /// thread (the `BoardStore` contract), hence `@unchecked Sendable`.
@@ -19,6 +21,8 @@ public final class SQLiteStore: BoardStore, @unchecked Sendable {
     /// committed for the history reader's thread.
     private var staging = LogStaging()
     private let staged = StagedLog()
+    /// Set when commits return before their sync (`syncApart`).
+    private var walSync: SQLiteWALSync?
     /// The schema version the file had when opened (0: new), for the log.
     public let openedVersion: Int
     /// The version this binary writes.
@@ -32,7 +36,9 @@ public final class SQLiteStore: BoardStore, @unchecked Sendable {
     /// for a lock held by someone else before it counts as failed.
     /// `reserveWAL`: a store that will serve commits writes its WAL's blocks
     /// once now (see `reserveWAL`); a one-off open (a copy, a backup) skips it.
-    public init(path: String, busyTimeoutMs: Int = 2_000, reserveWAL: Bool = false) throws(StoreError) {
+    /// `syncApart`: a commit returns once written and `sync` makes it
+    /// durable (in WAL mode only; otherwise every commit syncs as before).
+    public init(path: String, busyTimeoutMs: Int = 2_000, reserveWAL: Bool = false, syncApart: Bool = false) throws(StoreError) {
         db = try SQLiteDatabase(path: path)
         self.path = path
         self.busyTimeoutMs = busyTimeoutMs
@@ -49,6 +55,12 @@ public final class SQLiteStore: BoardStore, @unchecked Sendable {
         staging = recovered
         staged.apply(changes.mapValues { .replace($0) })
         if reserveWAL { walBytes = try Self.reserveWAL(db, statements) }
+        if syncApart, try Self.inWALMode(db) {
+            // A store opened without writing has no WAL file yet: one write makes it.
+            if access(path + "-wal", F_OK) != 0 { try db.execute(Self.touch) }
+            walSync = try SQLiteWALSync(path: path)
+            try db.execute("PRAGMA synchronous=NORMAL")
+        }
         checkpointer.attach(to: db.handle)
     }
 
@@ -79,10 +91,7 @@ public final class SQLiteStore: BoardStore, @unchecked Sendable {
     /// asked for (0: no WAL).
     private static func reserveWAL(_ db: SQLiteDatabase, _ sql: SQLiteStatements) throws(StoreError) -> Int64 {
         // Only a WAL: a file system without shared memory leaves SQLite in rollback mode.
-        let mode = try db.prepare("PRAGMA journal_mode")
-        let wal = try mode.step() && mode.text(0) == "wal"
-        mode.reset()
-        guard wal else { return 0 }
+        guard try inWALMode(db) else { return 0 }
         let page = try db.prepare("PRAGMA page_size")
         let pageSize = try page.step() ? Int64(page.int(0)) : 4_096
         page.reset()
@@ -91,6 +100,12 @@ public final class SQLiteStore: BoardStore, @unchecked Sendable {
         _ = fs_sqlite_wal_extend(db.handle, bytes)
         try sql.commit.run()
         return bytes
+    }
+
+    private static func inWALMode(_ db: SQLiteDatabase) throws(StoreError) -> Bool {
+        let mode = try db.prepare("PRAGMA journal_mode")
+        defer { mode.reset() }
+        return try mode.step() && mode.text(0) == "wal"
     }
 
     /// The journal's runs as the last commit left them, less what a chunk
@@ -162,8 +177,14 @@ public final class SQLiteStore: BoardStore, @unchecked Sendable {
         try SQLiteHistoryReader(path: path, busyTimeoutMs: busyTimeoutMs, staged: staged)
     }
 
+    public var syncsApart: Bool { walSync != nil }
+
+    /// The sync thread's: see `SQLiteWALSync`.
+    public func sync() throws(StoreError) { try walSync?.sync() }
+
     public func commit(_ batch: CommitBatch) throws(StoreError) {
         let sql = try statements()
+        try walSync?.check()
         var batch = batch
         // A record that already has its time (migrate-store) keeps it.
         if !batch.recordsTimed {
@@ -259,9 +280,13 @@ public final class SQLiteStore: BoardStore, @unchecked Sendable {
         if let cut { try sql.chunks.write(board, first: cut.from, last: cut.last, youngest: cut.youngest, encoded: cut.keep) }
     }
 
+    /// A write that changes nothing.
+    private static let touch = "BEGIN IMMEDIATE; UPDATE meta SET value = value WHERE key = 'schema'; COMMIT"
+
     public func probe() throws(StoreError) {
+        try walSync?.check()
         do {
-            try db.execute("BEGIN IMMEDIATE; UPDATE meta SET value = value WHERE key = 'schema'; COMMIT")
+            try db.execute(Self.touch)
         } catch {
             try? db.execute("ROLLBACK")
             throw error
@@ -277,6 +302,7 @@ public final class SQLiteStore: BoardStore, @unchecked Sendable {
         sql = nil
         _ = try? db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         db.close()
+        walSync?.close()
     }
 }
 

@@ -160,6 +160,33 @@ import Testing
         #expect(o.messages == 2, "what gathered leaves in one write")
     }
 
+    @Test mutating func aReplyLeavesAtOnceFromAPacedConnectionWithWhatGatheredBeforeIt() {
+        var m = WriteMachine(route: .socket, batching: false)
+        var now: UInt64 = 1_000_000_000
+        for _ in 0..<40 {
+            _ = m.push(Self.frame("m"))
+            guard case .send(let o) = flush(&m, now: now) else { Issue.record("not written at once"); return }
+            check(m.sent(o.count, of: o.count) == .done([]))
+            now += 1_300_000
+        }
+        check(m.pace.paced)
+        // A broadcast waits for the gather ...
+        _ = m.push(Self.frame("patch"))
+        guard case .wait = flush(&m, now: now) else { Issue.record("a hot connection was not paced"); return }
+        check(!m.enlist())
+        // ... until an answer to this client is queued: then both leave now, in order.
+        _ = m.push(Self.frame("ack"), reply: true)
+        check(m.enlist(), "a reply puts the connection back on this turn's list")
+        guard case .send(let o) = flush(&m, now: now) else { Issue.record("the reply waited for the pacer"); return }
+        #expect(o.messages == 2)
+        #expect(Self.bytes(o) == Self.wire("patch") + Self.wire("ack"))
+        check(m.sent(o.count, of: o.count) == .done([]))
+        #expect(m.replyDepth == 0)
+        // With the reply written, the next broadcast is paced again.
+        _ = m.push(Self.frame("patch"))
+        guard case .wait = flush(&m, now: now) else { Issue.record("pacing did not resume after the reply"); return }
+    }
+
     @Test mutating func aSlowReaderFillsItsQueueUpToTheBound() {
         // The socket is full and lws holds the rest: everything else waits in the queue.
         var m = WriteMachine(route: .socket, batching: false)

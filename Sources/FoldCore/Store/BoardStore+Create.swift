@@ -6,6 +6,7 @@ extension BoardStore {
         var batch = CommitBatch(historyLimit: .max)
         batch.boards = [board]
         try commit(batch)
+        try sync()   // at start-up, before the sync thread runs
         return true
     }
 }

@@ -143,6 +143,14 @@ public protocol BoardStore: HistorySource {
     var reconnects: Int { get }
     /// The schema versions when opening upgraded a store of an earlier release, for the log.
     var upgradedSchema: (from: Int, to: Int)? { get }
+    /// True when `commit` returns once its batch is written, before it is
+    /// durable, and `sync` makes it so: the committer writes the next batch
+    /// while the last one syncs. Nothing may be acknowledged before its sync.
+    var syncsApart: Bool { get }
+    /// Makes every batch `commit` returned from durable, or throws (and then
+    /// refuses every later commit). When `syncsApart` only, from one thread
+    /// other than the committer's: the one exception to one thread at a time.
+    func sync() throws(StoreError)
 }
 
 /// What most engines answer: nothing to reconnect, nothing upgraded.
@@ -151,6 +159,8 @@ extension BoardStore {
     public var idleEvery: Double? { nil }
     public var reconnects: Int { 0 }
     public var upgradedSchema: (from: Int, to: Int)? { nil }
+    public var syncsApart: Bool { false }
+    public func sync() throws(StoreError) {}
 }
 
 /// A store failure, with the engine's own words.

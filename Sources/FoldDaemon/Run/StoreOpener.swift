@@ -23,13 +23,14 @@ enum StoreOpener {
     /// A store named by `location`: `postgresql://...` (or `postgres://`),
     /// else a SQLite file, as a path or `sqlite:PATH`. `mustExist`: a SQLite
     /// file that is not there is an error rather than a new empty store.
-    /// `serving`: the daemon's own store, which reserves its SQLite WAL.
+    /// `serving`: the daemon's own store, which reserves its SQLite WAL and
+    /// syncs it apart from each commit (on the committer's sync thread).
     static func open(_ location: String, timeoutMs: Int, mustExist: Bool = false, serving: Bool = false) throws(Failure) -> any BoardStore & Sendable {
         guard StoreURI.isPostgres(location) else {
             let path = sqlitePath(location)
             if mustExist && access(path, F_OK) != 0 { throw Failure(message: "no SQLite file at \(path)", status: 1) }
             do throws(StoreError) {
-                return try SQLiteStore(path: path, busyTimeoutMs: timeoutMs, reserveWAL: serving)
+                return try SQLiteStore(path: path, busyTimeoutMs: timeoutMs, reserveWAL: serving, syncApart: serving)
             } catch {
                 throw Failure(message: error.description, status: error.schemaTooNew ? 2 : 1)
             }

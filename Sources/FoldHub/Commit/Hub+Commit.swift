@@ -36,6 +36,12 @@ extension Hub {
         if settings.storeIsShared { sealed.checks = Self.checks(entries, besides: sealed) }
         pipeline.inFlight = (sealed.id, entries)
         if sealed.deletions.isEmpty && sealed.puts.isEmpty && sealed.checks.isEmpty {
+            if !pipeline.syncing.isEmpty {
+                // Only no-op answers, judged on changes not durable yet: they wait for the sync.
+                pipeline.inFlight = nil
+                pipeline.pending = entries
+                return
+            }
             // Only no-op answers: nothing to write.
             return commitFinished(.committed(batch: sealed.id, seconds: 0))
         }
@@ -58,21 +64,38 @@ extension Hub {
 
     func commitFinished(_ outcome: CommitOutcome) {
         switch outcome {
-        case .committed(let id, let seconds):
+        case .written(let id):
             guard let flight = pipeline.inFlight, flight.id == id else { return }
             pipeline.inFlight = nil
+            pipeline.syncing.append(flight)
+            seal()
+        case .committed(let id, let seconds):
+            let flight: CommitPipeline.Batch
+            if let first = pipeline.syncing.first, first.id == id {
+                flight = pipeline.syncing.removeFirst()
+            } else if pipeline.syncing.isEmpty, let f = pipeline.inFlight, f.id == id {
+                flight = f
+                pipeline.inFlight = nil
+            } else {
+                return
+            }
             if seconds > 0 { metrics.observeCommit(seconds) }
             for e in flight.entries { apply(e) }
+            releasePagesAwaitingSync()
             seal()
             catchUpDeferred()
         case .failed(let id, let reason):
-            guard let flight = pipeline.inFlight, flight.id == id else { return }
+            guard pipeline.inFlight?.id == id || pipeline.syncing.first?.id == id else { return }
+            // Later batches were written over this one: none of them may be answered as stored.
+            let written = pipeline.syncing.flatMap(\.entries) + (pipeline.inFlight?.entries ?? [])
             pipeline.inFlight = nil
+            pipeline.syncing = []
+            releasePagesAwaitingSync()
             logger.error("commit failed, refusing writes until the store accepts them again: \(reason)")
             pipeline.fault = reason
             metrics.commitFailures += 1
             // Requests held for a catch-up too: the store is failing, their answer must not wait for it.
-            let refused = flight.entries + pipeline.pending + awaitingCatchUp
+            let refused = written + pipeline.pending + awaitingCatchUp
             pipeline.pending = []
             awaitingCatchUp = []
             for b in boards.values { b.rollBack() }

@@ -57,6 +57,25 @@ extension Hub {
         }
     }
 
+    /// Read, cut and encoded by the reader (`HistoryRead.run`): only the envelope is built here.
+    func sendPage(_ exchange: UInt64, board name: String, entries: [UInt8], more: Bool) {
+        let b = boards[name]
+        emit(.respond(exchange: exchange, .json(HistoryBody.wrap(
+            board: name, epoch: b?.epoch ?? "", rev: b?.rev ?? 0, more: more, entries: entries))))
+    }
+
+    /// Sends the pages held for batches that are durable now, or that never
+    /// will be (a failure refused them, so the reader saw nothing of theirs).
+    func releasePagesAwaitingSync() {
+        guard !pagesAwaitingSync.isEmpty else { return }
+        let oldestUnsynced = pipeline.syncing.first?.id ?? pipeline.inFlight?.id
+        pagesAwaitingSync.removeAll { page in
+            if let oldestUnsynced, page.after >= oldestUnsynced { return false }
+            sendPage(page.exchange, board: page.board, entries: page.entries, more: page.more)
+            return true
+        }
+    }
+
     /// The reader's answer to `readHistory`.
     func historyRead(_ id: UInt64, _ result: Result<HistoryAnswer, StoreError>) {
         guard let pending = reads.removeValue(forKey: id) else { return }
@@ -66,10 +85,11 @@ extension Hub {
             case .failure(let e):
                 emit(.respond(exchange: exchange, .error(.internal, "the history could not be read: \(e.description)")))
             case .success(.page(let entries, let more)):
-                // Read, cut and encoded by the reader (`HistoryRead.run`): only the envelope is built here.
-                let b = boards[name]
-                emit(.respond(exchange: exchange, .json(HistoryBody.wrap(
-                    board: name, epoch: b?.epoch ?? "", rev: b?.rev ?? 0, more: more, entries: entries))))
+                if let after = pipeline.newestUnsynced {
+                    pagesAwaitingSync.append((after, exchange, name, entries, more))
+                } else {
+                    sendPage(exchange, board: name, entries: entries, more: more)
+                }
             case .success(.changes):
                 emit(.respond(exchange: exchange, .error(.internal, "the history page came back unencoded")))
             }

@@ -27,7 +27,7 @@ extension Hub {
     }
 
     func hasWritesWaiting(on board: String) -> Bool {
-        pipeline.pending.contains { $0.board == board } || (pipeline.inFlight?.entries.contains { $0.board == board } ?? false)
+        pipeline.holds(board)
     }
 
     /// After the store answered: ask for the boards skipped meanwhile.

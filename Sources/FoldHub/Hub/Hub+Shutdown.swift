@@ -26,7 +26,7 @@ extension Hub {
     /// After every input while stopping: once the store has everything, say
     /// goodbye; once everyone has gone, stop.
     func checkShutdown() {
-        if phase == .draining && pipeline.isIdle && reads.isEmpty {
+        if phase == .draining && pipeline.isIdle && reads.isEmpty && pagesAwaitingSync.isEmpty {
             phase = .closing
             for id in sessions.keys.sorted() {
                 emit(.close(id: id, code: .goingAway, reason: "server shutdown", cause: .shutdown, flush: true, deadlineSeconds: 5))

@@ -42,6 +42,10 @@ public final class Hub {
     /// Revert reads held until their board has committed the rev the revert
     /// was asked at (the reader sees only what is committed).
     var readsAwaitingCommit: [(rev: Int, read: HistoryRead)] = []
+    /// History pages read while a batch was written but not yet durable:
+    /// sent once that batch is (`after`), so no page shows a change that a
+    /// crash could still take back.
+    var pagesAwaitingSync: [(after: UInt64, exchange: UInt64, board: String, entries: [UInt8], more: Bool)] = []
     /// While set, accepted entries wait to be sealed together (`retryAwaitingCatchUp`).
     var regrouping = false
 

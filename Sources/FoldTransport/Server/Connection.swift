@@ -62,8 +62,11 @@ public final class Connection {
     public var isClosing: Bool { out.isClosing }
 
     /// Queues a frame shared with other connections; the bytes are not copied.
+    /// A frame sent this way is an answer to this client (an ack, an error, a
+    /// snapshot): it is written at the end of the turn even when the
+    /// connection is paced. Fan-out goes through `WebServer.fanOut`.
     public func send(_ frame: OutFrame) {
-        if out.push(frame) { writerRef._withUnsafeGuaranteedRef { $0.queued(self) } }
+        if out.push(frame, reply: true) { writerRef._withUnsafeGuaranteedRef { $0.queued(self) } }
     }
 
     /// Drops what is queued and not yet written (conflation: the caller

@@ -50,6 +50,13 @@ struct WriteMachine: ~Copyable {
     /// Set by `discardQueued` (a resync): the shell hears when the queue
     /// empties again, and only then, so the hot path reports nothing.
     private(set) var drainWatched = false
+    /// Frames from the head of the queue through the last direct reply (an
+    /// ack, an error, a snapshot asked for). While one is queued the
+    /// connection is not paced: pacing gathers a heavy stream, and a client's
+    /// own answer must not wait for the gather (a writer on a busy board
+    /// would otherwise get each ack up to a linger late, and write that much
+    /// slower). A client gets at most a write per answer it asked for.
+    private(set) var replyDepth = 0
 
     init(route: Route, batching: Bool) {
         self.route = route
@@ -61,10 +68,16 @@ struct WriteMachine: ~Copyable {
     // MARK: Inputs from the daemon
 
     /// Queues a frame; false once closing (nothing may follow the close).
+    /// `reply`: an answer to this client, written without pacing's wait.
     @inline(__always)
-    mutating func push(_ frame: OutFrame) -> Bool {
+    mutating func push(_ frame: OutFrame, reply: Bool = false) -> Bool {
         guard closeRequest == nil else { return false }
         queue.push(frame)
+        if reply {
+            replyDepth = queue.count
+            // Out of the pacer's hands now; its timer, when it comes, finds the queue written.
+            pace.waiting = false
+        }
         return true
     }
 
@@ -86,6 +99,7 @@ struct WriteMachine: ~Copyable {
     /// replaces it with a snapshot); the shell hears when that has left.
     mutating func discardQueued() {
         queue.removeAll()
+        replyDepth = 0
         drainWatched = true
     }
 
@@ -145,7 +159,7 @@ struct WriteMachine: ~Copyable {
     @inline(__always)
     mutating func flush(now: UInt64, lwsHolding: () -> Bool, pacing: inout Pacing, into buffer: WriteBuffer) -> FlushStep {
         guard !closed, !peerClosing, !writableAsked, !pace.waiting, !queue.isEmpty else { return .nothing }
-        if let due = pacing.hold(&pace, now: now) { return .wait(until: due) }
+        if replyDepth == 0, let due = pacing.hold(&pace, now: now) { return .wait(until: due) }
         guard route != .lwsFramed, !lwsHolding() else { return askWritable() ? .askWritable : .nothing }
         return .send(take(into: buffer, now: now, pacing: &pacing))
     }
@@ -255,6 +269,7 @@ struct WriteMachine: ~Copyable {
     private mutating func take(into buffer: WriteBuffer, now: UInt64, pacing: inout Pacing) -> Outgoing {
         let out = frame(into: buffer)
         pacing.wrote(&pace, messages: out.messages, now: now)
+        replyDepth = max(0, replyDepth - out.messages)
         return out
     }
 

@@ -1,0 +1,65 @@
+import FoldCore
+import Foundation
+import Glibc
+
+/// The WAL's `fdatasync`, apart from the commit that wrote it.
+///
+/// The writer runs at `synchronous=NORMAL`: its COMMIT writes the WAL's
+/// frames and returns without syncing, and this syncs them from another
+/// thread, through a descriptor of its own (`fdatasync` flushes the file,
+/// whichever descriptor names it). So the committer writes the next batch
+/// while the last one syncs, and nothing is acknowledged before the sync
+/// that covers it returned. SQLite's checkpoints still sync the WAL before
+/// copying it, and frames from an older WAL generation fail their salt.
+///
+/// After one failed sync the kernel may have dropped the pages it could not
+/// write and a later sync can succeed without them, so the store refuses
+/// every later commit and sync: only a restart, which reads the file back,
+/// says what it holds.
+final class SQLiteWALSync: @unchecked Sendable {
+    private let fd: Int32
+    private let lock = NSLock()
+    /// Why the store refuses writes for good (nil while syncs succeed).
+    private var failure: String?
+    private var closed = false
+
+    /// Opens `path`'s WAL, which must exist, and syncs its directory once, so
+    /// that the WAL's own name is durable before anything relies on it.
+    init(path: String) throws(StoreError) {
+        let wal = path + "-wal"
+        fd = open(wal, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw StoreError("cannot open \(wal) to sync it: \(String(cString: strerror(errno)))") }
+        let dir = open((path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent,
+                       O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if dir >= 0 {
+            _ = fsync(dir)
+            Glibc.close(dir)
+        }
+    }
+
+    deinit { close() }
+
+    /// Makes every frame written so far durable. Any one thread.
+    func sync() throws(StoreError) {
+        try check()
+        guard fdatasync(fd) == 0 else {
+            let reason = "fdatasync of the WAL failed (\(String(cString: strerror(errno)))): writes may be lost; restart foldsyncd to read back what the file holds"
+            lock.lock(); failure = failure ?? reason; lock.unlock()
+            throw StoreError(reason)
+        }
+    }
+
+    /// Throws once a sync failed.
+    func check() throws(StoreError) {
+        lock.lock(); let failure = self.failure; lock.unlock()
+        if let failure { throw StoreError(failure) }
+    }
+
+    /// Only after the last `sync` returned.
+    func close() {
+        lock.lock(); defer { lock.unlock() }
+        guard !closed else { return }
+        closed = true
+        Glibc.close(fd)
+    }
+}
