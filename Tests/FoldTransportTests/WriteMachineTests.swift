@@ -138,16 +138,21 @@ import Testing
         check(!m.askWritable(), "a closed connection asks lws for nothing")
     }
 
-    @Test mutating func aBusyConnectionIsPacedAndHandedBackWhenItsWaitIsOver() {
-        var m = WriteMachine(route: .socket, batching: false)
+    /// Writes 40 messages in 50 ms (800/s, over the hot rate), each at once; the time after them, or nil on a failure.
+    mutating func heat(_ m: inout WriteMachine) -> UInt64? {
         var now: UInt64 = 1_000_000_000
-        // 40 messages in 50 ms (800/s) is over the hot rate.
         for _ in 0..<40 {
             _ = m.push(Self.frame("m"))
-            guard case .send(let o) = flush(&m, now: now) else { Issue.record("not written at once"); return }
+            guard case .send(let o) = flush(&m, now: now) else { Issue.record("not written at once"); return nil }
             check(m.sent(o.count, of: o.count) == .done([]))
             now += 1_300_000
         }
+        return now
+    }
+
+    @Test mutating func aBusyConnectionIsPacedAndHandedBackWhenItsWaitIsOver() {
+        var m = WriteMachine(route: .socket, batching: false)
+        guard let now = heat(&m) else { return }
         check(m.pace.paced)
         _ = m.push(Self.frame("m"))
         _ = m.push(Self.frame("n"))
@@ -162,13 +167,7 @@ import Testing
 
     @Test mutating func aReplyLeavesAtOnceFromAPacedConnectionWithWhatGatheredBeforeIt() {
         var m = WriteMachine(route: .socket, batching: false)
-        var now: UInt64 = 1_000_000_000
-        for _ in 0..<40 {
-            _ = m.push(Self.frame("m"))
-            guard case .send(let o) = flush(&m, now: now) else { Issue.record("not written at once"); return }
-            check(m.sent(o.count, of: o.count) == .done([]))
-            now += 1_300_000
-        }
+        guard let now = heat(&m) else { return }
         check(m.pace.paced)
         // A broadcast waits for the gather ...
         _ = m.push(Self.frame("patch"))
