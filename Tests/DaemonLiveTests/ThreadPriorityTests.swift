@@ -3,9 +3,9 @@ import FoldTestSupport
 import Testing
 
 /// Work that may wait yields the core to what may not: history reads run at
-/// nice 10 and the freeing of committed batches at nice 19, while the event
-/// loop and the committer keep the daemon's own (0). Read off /proc for the
-/// real daemon's threads, by name.
+/// nice 5 and the freeing of committed batches at nice 19, while the event
+/// loop, the committer and the WAL's sync keep the daemon's own (0). Read off
+/// /proc for the real daemon's threads, by name.
 @Suite struct ThreadPriorityTests {
     /// Each thread's nice value, by its name (`comm`).
     static func niceByThread(of pid: Int32) throws -> [String: Int] {
@@ -28,9 +28,10 @@ import Testing
         #expect(try d.http("POST", "/api/boards/default/actions", body: #"{"type":"toggle","section":"s0"}"#).status == 200)
         #expect(try d.http("GET", "/api/boards/default/history").status == 200)
         let nice = try Self.niceByThread(of: d.pid)
-        #expect(nice["foldsync-reader"] == 10, "\(nice)")
+        #expect(nice["foldsync-reader"] == 5, "\(nice)")
         #expect(nice["foldsync-reaper"] == 19, "\(nice)")
         #expect(nice["foldsync-commit"] == 0, "\(nice)")
+        #expect(nice["foldsync-sync"] == 0, "\(nice)")
         #expect(nice.values.filter { $0 == 0 }.count >= 2, "the loop and the committer at the daemon's own: \(nice)")
     }
 }
