@@ -110,6 +110,8 @@ extension Hub {
         case .moved(let id, let reason):
             guard let flight = pipeline.inFlight, flight.id == id else { return }
             pipeline.inFlight = nil
+            // Nothing of it was written: a page held for it waits no longer.
+            releasePagesAwaitingSync()
             requeueMoved(flight.entries, reason: reason)
         case .probed(let ok, let reason):
             if ok {
