@@ -22,7 +22,7 @@ public final class SQLiteStore: BoardStore, @unchecked Sendable {
     private var staging = LogStaging()
     private let staged = StagedLog()
     /// Set when commits return before their sync (`syncApart`).
-    private var walSync: SQLiteWALSync?
+    private let walSync: SQLiteWALSync?
     /// The schema version the file had when opened (0: new), for the log.
     public let openedVersion: Int
     /// The version this binary writes.
@@ -60,6 +60,8 @@ public final class SQLiteStore: BoardStore, @unchecked Sendable {
             if access(path + "-wal", F_OK) != 0 { try db.execute(Self.touch) }
             walSync = try SQLiteWALSync(path: path)
             try db.execute("PRAGMA synchronous=NORMAL")
+        } else {
+            walSync = nil
         }
         checkpointer.attach(to: db.handle)
     }

@@ -29,8 +29,8 @@ final class SQLiteWALSync: @unchecked Sendable {
         let wal = path + "-wal"
         fd = open(wal, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw StoreError("cannot open \(wal) to sync it: \(String(cString: strerror(errno)))") }
-        let dir = open((path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent,
-                       O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        let parent = (path as NSString).deletingLastPathComponent
+        let dir = open(parent.isEmpty ? "." : parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if dir >= 0 {
             _ = fsync(dir)
             Glibc.close(dir)
@@ -41,10 +41,14 @@ final class SQLiteWALSync: @unchecked Sendable {
 
     /// Makes every frame written so far durable. Any one thread.
     func sync() throws(StoreError) {
-        try check()
-        guard fdatasync(fd) == 0 else {
-            let reason = "fdatasync of the WAL failed (\(String(cString: strerror(errno)))): writes may be lost; restart foldsyncd to read back what the file holds"
-            lock.lock(); failure = failure ?? reason; lock.unlock()
+        lock.lock(); defer { lock.unlock() }
+        if let failure { throw StoreError(failure) }
+        // Closed, its number may name another file by now: syncing that would prove nothing.
+        let ok = !closed && fdatasync(fd) == 0
+        guard ok else {
+            let why = closed ? "the WAL's descriptor is closed" : String(cString: strerror(errno))
+            let reason = "fdatasync of the WAL failed (\(why)): writes may be lost; restart foldsyncd to read back what the file holds"
+            failure = reason
             throw StoreError(reason)
         }
     }

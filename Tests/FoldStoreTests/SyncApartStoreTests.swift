@@ -69,7 +69,7 @@ import Testing
         defer { store.close() }
         let sync = try SQLiteWALSync(path: path)
         try sync.sync()
-        sync.close()   // its descriptor gone: the next fdatasync fails (EBADF), as a disk error would
+        sync.close()   // its descriptor gone: the next sync fails, as a disk error would
         #expect(throws: StoreError.self) { try sync.sync() }
         #expect(throws: StoreError.self, "a later sync may not succeed without the pages the kernel dropped") { try sync.check() }
     }

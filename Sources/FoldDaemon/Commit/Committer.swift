@@ -34,7 +34,8 @@ final class Committer: Sendable {
     /// nil unless the store syncs apart.
     private let syncer: WorkerThread<SyncJob>?
     private let reaper = Reaper(name: "foldsync-reaper")
-    /// A committed batch, both forms, on its way to the reaper.
+    /// A committed batch, both forms, on its way to the reaper (or, when the
+    /// store syncs apart, let go of by the sync thread after its report).
     private struct Garbage: Sendable {
         let sealed: SealedBatch
         let batch: CommitBatch

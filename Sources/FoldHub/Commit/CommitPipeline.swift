@@ -19,8 +19,9 @@ struct CommitPipeline {
     /// True when nothing is waiting for the store.
     var isIdle: Bool { inFlight == nil && syncing.isEmpty && pending.isEmpty }
     var waiting: Int { pending.count + (inFlight?.entries.count ?? 0) + syncing.reduce(0) { $0 + $1.entries.count } }
-    /// The newest batch handed to the store that is not durable yet.
+    /// The newest and the oldest batch handed to the store that are not durable yet.
     var newestUnsynced: UInt64? { inFlight?.id ?? syncing.last?.id }
+    var oldestUnsynced: UInt64? { syncing.first?.id ?? inFlight?.id }
     /// Whether `board` has an action in any batch or waiting for one.
     func holds(_ board: String) -> Bool {
         pending.contains { $0.board == board } || (inFlight?.entries.contains { $0.board == board } ?? false)

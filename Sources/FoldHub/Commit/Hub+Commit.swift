@@ -10,6 +10,9 @@ extension Hub {
     /// Everything pending becomes one batch: one transaction, one fsync.
     func seal() {
         guard pipeline.inFlight == nil, !pipeline.pending.isEmpty else { return }
+        // No-op answers alone behind a batch still syncing wait for it (below):
+        // on one node, known without building the batch each time one more arrives.
+        if !pipeline.syncing.isEmpty && !settings.storeIsShared && !pipeline.pending.contains(where: { $0.mutation != nil }) { return }
         let entries = pipeline.pending
         pipeline.pending = []
         var sealed = SealedBatch(id: pipeline.nextBatchID, historyLimit: settings.historyPerBoard, keepMs: settings.historyKeepMs)

@@ -68,7 +68,7 @@ extension Hub {
     /// will be (a failure refused them, so the reader saw nothing of theirs).
     func releasePagesAwaitingSync() {
         guard !pagesAwaitingSync.isEmpty else { return }
-        let oldestUnsynced = pipeline.syncing.first?.id ?? pipeline.inFlight?.id
+        let oldestUnsynced = pipeline.oldestUnsynced
         pagesAwaitingSync.removeAll { page in
             if let oldestUnsynced, page.after >= oldestUnsynced { return false }
             sendPage(page.exchange, board: page.board, entries: page.entries, more: page.more)
