@@ -7,7 +7,7 @@ PREFIX ?= /usr/local
 APT_PACKAGES = libwebsockets-dev libsqlite3-dev libssl-dev libpq-dev pkg-config
 # The PostgreSQL tests start their own server; the terminal client's tests drive it in tmux; the dashboard's pure modules
 # are tested with node's built-in runner (no npm packages).
-TEST_PACKAGES = postgresql tmux chromium chromium-driver fonts-wqy-microhei python3-venv openssl nodejs
+TEST_PACKAGES = postgresql tmux chromium chromium-driver fonts-wqy-microhei python3-venv openssl nodejs strace
 RELEASE = .build/release
 # The package's executables: the Swift runtime and Foundation linked in, so
 # that they need only Debian's libraries; full RELRO (lintian's hardening check).
