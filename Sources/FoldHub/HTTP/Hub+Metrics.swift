@@ -49,7 +49,7 @@ extension Hub {
                  JWTRefusal.Check.allCases.filter { $0 != .keyConfiguration }.map { ($0.rawValue, m.jwtRefusals[$0.rawValue, default: 0]) })
         metric("foldsync_event_streams", "gauge", "Open event streams (GET /api/boards/NAME/events), counted in foldsync_connections too.", streams.count)
         metric("foldsync_event_streams_opened_total", "counter", "Event streams opened.", m.streamsOpened)
-        labelled("foldsync_event_streams_ended_total", "Event streams the daemon ended, by why.", "reason", sorted(m.streamsEnded))
+        labelled("foldsync_event_streams_ended_total", "Event streams ended, by why: the daemon's close cause, or reader (the reader went away).", "reason", sorted(m.streamsEnded))
         metric("foldsync_token_expiries_total", "counter", "Connections closed because their JWT expired.", m.tokenExpiries)
         labelled("foldsync_upgrades_refused_total", "WebSocket upgrades refused, by reason.", "reason", sorted(m.upgradesRefused))
         metric("foldsync_store_reconnects_total", "counter", "Connections to the store made again after one broke.", store.reconnects)

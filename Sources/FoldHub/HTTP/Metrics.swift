@@ -20,7 +20,7 @@ public struct Metrics: Sendable {
     public var jwtRefusals: [String: Int] = [:]
     /// Connections closed because their JWT expired.
     public var tokenExpiries = 0
-    /// Event streams opened, and those the daemon ended, by why.
+    /// Event streams opened, and ended: by the daemon's close cause, or `reader`.
     public var streamsOpened = 0
     public var streamsEnded: [String: Int] = [:]
     public var authTimeouts = 0

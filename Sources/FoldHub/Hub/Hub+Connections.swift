@@ -76,7 +76,7 @@ extension Hub {
         deadlines.remove(.auth(id))
         deadlines.remove(.authExpiring(id))
         deadlines.remove(.tokenExpiry(id))
-        streams.remove(id)
+        if streams.remove(id) != nil, !s.streamEnded { metrics.streamsEnded[Self.readerWentAway, default: 0] += 1 }
         if s.countedPerIP, let n = connectionsPerIP[s.peerIP] { connectionsPerIP[s.peerIP] = n > 1 ? n - 1 : nil }
         logger.debug("connection \(s.name) closed")
     }

@@ -7,6 +7,9 @@ import FoldCore
 /// a slow WebSocket is); what differs is only the framing, done here as
 /// effects leave the hub (`routedToStreams`), once per message.
 extension Hub {
+    /// `foldsync_event_streams_ended_total`'s reason for a stream whose reader went away.
+    static let readerWentAway = "reader"
+
     func openStream(_ name: String, _ r: HubRequest) {
         let who: Identity?, secondsLeft: Double?
         switch httpAccess(r, .read, board: name) {
@@ -81,7 +84,10 @@ extension Hub {
         case .resync(let id, let frames) where streams.contains(id):
             return [.streamResync(id: id, events: frames.compactMap { event($0, for: [id]) })]
         case .close(let id, _, _, let cause, let flush, _) where streams.contains(id):
-            if cause == .shutdown || cause == .slowClient || cause == .tokenExpired { metrics.streamsEnded[cause.rawValue, default: 0] += 1 }
+            if let s = sessions[id], !s.streamEnded {
+                s.streamEnded = true
+                metrics.streamsEnded[cause.rawValue, default: 0] += 1
+            }
             return [.endStream(id: id, flush: flush)]
         default:
             return nil

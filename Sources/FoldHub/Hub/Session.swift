@@ -21,6 +21,9 @@ final class Session {
     var following = true
     /// The board of an event stream (`GET /api/boards/NAME/events`); nil for a WebSocket.
     var stream: String?
+    /// The daemon ended this stream (counted then, by its cause); a stream
+    /// that closes without it was ended by its reader.
+    var streamEnded = false
 
     init(id: UInt64, peer: String, burst: Int, now: Instant) {
         self.id = id

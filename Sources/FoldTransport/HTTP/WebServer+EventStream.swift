@@ -71,6 +71,13 @@ extension WebServer {
         guard Self.addHeaders(r.headers + corsHeaders(s), s.wsi, &p, end) else { return .hangUp }
         if lws_finalize_write_http_header(s.wsi, start, &p, end) != 0 { return .hangUp }
         s.headersSent = true
+        // lws arms PENDING_TIMEOUT_HTTP_CONTENT on every request when it
+        // hands it over (LWS_CALLBACK_HTTP), with the context's
+        // `timeout_secs`: 5 s on 4.1.6, 15 s on 4.3. Writing does not
+        // disarm it, so on a quiet board it ended the stream after 5 s. A
+        // stream lives until its reader goes, it is ended here, or the
+        // daemon stops; the heartbeat is what notices a reader that went.
+        lws_set_timeout(s.wsi, NO_PENDING_TIMEOUT, 0)
         // The request's header storage goes back to lws' pool (its values
         // were copied); `lws_http_mark_sse` would do the same and then log
         // an error on every HTTP/1 stream ("not h2 substream").
