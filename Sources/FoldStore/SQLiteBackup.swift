@@ -58,7 +58,11 @@ public enum SQLiteBackup {
         }
         _ = try verify(input)
         let fm = FileManager.default
-        if fm.fileExists(atPath: db) { try takeOver(db) }
+        // Held until the new file is in place: a daemon must neither be
+        // serving the old file nor start on it meanwhile.
+        let hold = fm.fileExists(atPath: db) ? try SQLiteStoreHold(file: db, shown: db) : nil
+        defer { hold?.release() }
+        if hold != nil { try takeOver(db) }
         let staging = db + ".restoring"
         try? fm.removeItem(atPath: staging)
         do throws(StoreError) {

@@ -20,6 +20,13 @@ final class SQLiteDatabase {
         handle = db
     }
 
+    /// The main database's file as SQLite resolved it (symlinks followed):
+    /// where its WAL is kept beside it.
+    var filename: String { String(cString: sqlite3_db_filename(handle, "main")) }
+
+    /// The WAL's file, beside `filename`.
+    var walFilename: String { String(cString: sqlite3_filename_wal(sqlite3_db_filename(handle, "main"))) }
+
     // close_v2, whose result is always OK: the store's statements may be
     // freed after it (stored properties go in no set order), and SQLite then
     // closes the handle when the last one is finalized.

@@ -23,6 +23,8 @@ public final class SQLiteStore: BoardStore, @unchecked Sendable {
     private let staged = StagedLog()
     /// Set when commits return before their sync (`syncApart`).
     private let walSync: SQLiteWALSync?
+    /// This process's claim on the file, when it serves it.
+    private let hold: SQLiteStoreHold?
     /// The schema version the file had when opened (0: new), for the log.
     public let openedVersion: Int
     /// The version this binary writes.
@@ -38,8 +40,11 @@ public final class SQLiteStore: BoardStore, @unchecked Sendable {
     /// once now (see `reserveWAL`); a one-off open (a copy, a backup) skips it.
     /// `syncApart`: a commit returns once written and `sync` makes it
     /// durable (in WAL mode only; otherwise every commit syncs as before).
-    public init(path: String, busyTimeoutMs: Int = 2_000, reserveWAL: Bool = false, syncApart: Bool = false) throws(StoreError) {
+    /// `hold`: the store is this process's alone while open (`SQLiteStoreHold`),
+    /// taken before anything is read or written.
+    public init(path: String, busyTimeoutMs: Int = 2_000, reserveWAL: Bool = false, syncApart: Bool = false, hold: Bool = false) throws(StoreError) {
         db = try SQLiteDatabase(path: path)
+        if hold { self.hold = try SQLiteStoreHold(file: db.filename, shown: path) } else { self.hold = nil }
         self.path = path
         self.busyTimeoutMs = busyTimeoutMs
         try db.setBusyTimeout(milliseconds: busyTimeoutMs)
@@ -57,8 +62,10 @@ public final class SQLiteStore: BoardStore, @unchecked Sendable {
         if reserveWAL { walBytes = try Self.reserveWAL(db, statements) }
         if syncApart, try Self.inWALMode(db) {
             // A store opened without writing has no WAL file yet: one write makes it.
-            if access(path + "-wal", F_OK) != 0 { try db.execute(Self.touch) }
-            walSync = try SQLiteWALSync(path: path)
+            // Beside the file SQLite opened, which is not beside `path` when that is a symlink.
+            let wal = db.walFilename
+            if access(wal, F_OK) != 0 { try db.execute(Self.touch) }
+            walSync = try SQLiteWALSync(wal: wal)
             try db.execute("PRAGMA synchronous=NORMAL")
         } else {
             walSync = nil
@@ -305,6 +312,7 @@ public final class SQLiteStore: BoardStore, @unchecked Sendable {
         _ = try? db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         db.close()
         walSync?.close()
+        hold?.release()
     }
 }
 

@@ -23,13 +23,13 @@ final class SQLiteWALSync: @unchecked Sendable {
     private var failure: String?
     private var closed = false
 
-    /// Opens `path`'s WAL, which must exist, and syncs its directory once, so
-    /// that the WAL's own name is durable before anything relies on it.
-    init(path: String) throws(StoreError) {
-        let wal = path + "-wal"
+    /// Opens the WAL at `wal` (as SQLite names it), which must exist, and
+    /// syncs its directory once, so that the WAL's own name is durable
+    /// before anything relies on it.
+    init(wal: String) throws(StoreError) {
         fd = open(wal, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw StoreError("cannot open \(wal) to sync it: \(String(cString: strerror(errno)))") }
-        let parent = (path as NSString).deletingLastPathComponent
+        let parent = (wal as NSString).deletingLastPathComponent
         let dir = open(parent.isEmpty ? "." : parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if dir >= 0 {
             _ = fsync(dir)

@@ -89,9 +89,9 @@ import Testing
         for i in 4...5 { #expect(try c.answer(Wire.action(.toggle, id: "a\(i)", #""section":"s2""#), id: "a\(i)").rev == i) }
         let epochs = try Self.epochs(d)
 
-        // Not while the daemon has the store open.
+        // Not while the daemon holds the store.
         let busy = try DaemonProcess.runOnce(["restore", out, "--db", d.dbPath])
-        #expect(busy.status == 1 && busy.stderr.contains("in use"), "\(busy.stderr)")
+        #expect(busy.status == 2 && busy.stderr.contains("held by another foldsyncd"), "\(busy.stderr)")
         #expect(d.stop() == 0)
         let r = try DaemonProcess.runOnce(["restore", out, "--db", d.dbPath])
         #expect(r.status == 0, "\(r.stderr)")

@@ -67,7 +67,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
         let store = try SQLiteStore(path: path, reserveWAL: true)
         defer { store.close() }
-        let sync = try SQLiteWALSync(path: path)
+        let sync = try SQLiteWALSync(wal: path + "-wal")
         try sync.sync()
         sync.close()   // its descriptor gone: the next sync fails, as a disk error would
         #expect(throws: StoreError.self) { try sync.sync() }

@@ -176,6 +176,8 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
     public var caughtUp: [StoreUpdate] = []
     /// The store was written by a newer foldsyncd: refused, not misread (exit status 2).
     public var schemaTooNew = false
+    /// Another daemon holds the SQLite store: refused at start (exit status 2).
+    public var heldElsewhere = false
     public init(_ description: String, moved: Bool = false, schemaTooNew: Bool = false) {
         self.description = description
         self.moved = moved

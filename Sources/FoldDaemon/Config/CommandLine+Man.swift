@@ -37,7 +37,7 @@ extension DaemonCommand {
                     ManPage.Entry("SIGTERM, SIGINT", "", "stop accepting, finish pending commits, close every client with 1001, checkpoint and close the store, exit 0 (bounded by shutdown-timeout)"),
                     ManPage.Entry("SIGHUP", "", "re-read the configuration; options marked restart to change keep their value"),
                 ])]),
-                ("Exit status", [.paragraph("0 after a clean stop or a valid configuration (--check-config); 1 when the store or the listening socket cannot be opened; 2 for a bad option or configuration, with the reason on standard error.")]),
+                ("Exit status", [.paragraph("0 after a clean stop or a valid configuration (--check-config); 1 when the store or the listening socket cannot be opened; 2 for a bad option or configuration, or a SQLite store another foldsyncd holds (its pid in the message), with the reason on standard error.")]),
                 ("See also", [.paragraph("foldsync(1), systemctl(1); /usr/share/doc/foldsync/README.md and OPERATIONS.md")]),
             ])
     }

@@ -42,6 +42,10 @@ public enum Daemon {
             }
             for p in problems { FileHandle.standardError.write(Data("foldsyncd: \(p)\n".utf8)) }
             if problems.isEmpty { print("configuration ok\(sources.file.map { " (\($0))" } ?? "")") }
+            // A note only: checking a running daemon's configuration is what this is for.
+            if checked.store.isEmpty, let pid = SQLiteStoreHold.holder(of: StoreOpener.sqlitePath(checked.db)) {
+                print("note: the store \(checked.db) is held by a running foldsyncd (pid \(pid))")
+            }
             return problems.isEmpty ? 0 : 2
         case .maintenance(let c):
             return Maintenance.run(c)

@@ -5,7 +5,8 @@ import FoldStore
 import Foundation
 
 /// Runs `backup` and `restore`; returns the exit status (0 done, 1 failed,
-/// 2 refused: a newer schema, or PostgreSQL, whose tools do this).
+/// 2 refused: a newer schema, a store a running daemon holds (restore), or
+/// PostgreSQL, whose tools do this).
 enum Maintenance {
     static func run(_ c: MaintenanceCommand) -> Int32 {
         func fail(_ message: String, _ status: Int32 = 1) -> Int32 {
@@ -31,7 +32,7 @@ enum Maintenance {
             }
             return 0
         } catch {
-            return fail("\(c.kind.rawValue) failed: \(error.description)", error.schemaTooNew ? 2 : 1)
+            return fail("\(c.kind.rawValue) failed: \(error.description)", error.schemaTooNew || error.heldElsewhere ? 2 : 1)
         }
     }
 

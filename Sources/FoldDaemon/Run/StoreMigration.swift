@@ -9,13 +9,14 @@ import Foundation
 /// the target. Run it with the daemons stopped: a daemon writing to FROM
 /// meanwhile would leave TO behind.
 enum StoreMigration {
-    /// Exit status: 0 copied, 1 a store failed, 2 refused (TO holds boards and `overwrite` is off).
+    /// Exit status: 0 copied, 1 a store failed, 2 refused (TO holds boards and
+    /// `overwrite` is off, or a daemon holds TO).
     static func run(from: String, to: String, overwrite: Bool) -> Int32 {
         func say(_ line: String) { FileHandle.standardError.write(Data("foldsyncd: \(line)\n".utf8)) }
         let source: any BoardStore, target: any BoardStore
         do throws(StoreOpener.Failure) {
             source = try StoreOpener.open(from, timeoutMs: 5_000, mustExist: true)
-            target = try StoreOpener.open(to, timeoutMs: 5_000)
+            target = try StoreOpener.open(to, timeoutMs: 5_000, holding: true)
         } catch {
             say("migrate-store: \(error.message)")
             return error.status

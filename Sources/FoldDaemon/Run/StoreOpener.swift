@@ -25,14 +25,17 @@ enum StoreOpener {
     /// file that is not there is an error rather than a new empty store.
     /// `serving`: the daemon's own store, which reserves its SQLite WAL and
     /// syncs it apart from each commit (on the committer's sync thread).
-    static func open(_ location: String, timeoutMs: Int, mustExist: Bool = false, serving: Bool = false) throws(Failure) -> any BoardStore & Sendable {
+    /// `holding` (implied by `serving`): a SQLite store is this process's
+    /// alone while open, refused (status 2) when another holds it.
+    /// PostgreSQL stores are shared on purpose and never held.
+    static func open(_ location: String, timeoutMs: Int, mustExist: Bool = false, serving: Bool = false, holding: Bool = false) throws(Failure) -> any BoardStore & Sendable {
         guard StoreURI.isPostgres(location) else {
             let path = sqlitePath(location)
             if mustExist && access(path, F_OK) != 0 { throw Failure(message: "no SQLite file at \(path)", status: 1) }
             do throws(StoreError) {
-                return try SQLiteStore(path: path, busyTimeoutMs: timeoutMs, reserveWAL: serving, syncApart: serving)
+                return try SQLiteStore(path: path, busyTimeoutMs: timeoutMs, reserveWAL: serving, syncApart: serving, hold: serving || holding)
             } catch {
-                throw Failure(message: error.description, status: error.schemaTooNew ? 2 : 1)
+                throw Failure(message: error.description, status: error.schemaTooNew || error.heldElsewhere ? 2 : 1)
             }
         }
         do throws(PostgresOpenError) {
