@@ -8,7 +8,8 @@ import Testing
 /// commit, and a read still sees every change acknowledged before it was asked.
 @Suite struct HistoryReaderTests {
     @Test func aCommitIsAcknowledgedWhileAHistoryReadIsStillGoing() throws {
-        let d = try DaemonProcess(environment: ["FOLDSYNCD_TEST_READ_DELAY_MS": "5000"])
+        // Longer than any lws timeout on an HTTP exchange: the answer still arrives.
+        let d = try DaemonProcess(environment: ["FOLDSYNCD_TEST_READ_DELAY_MS": "12000"])
         defer { d.shutdown() }
         let c = try d.connect()
         _ = try c.subscribe()
@@ -19,7 +20,7 @@ import Testing
             status.set((try? HTTPClient.request(port: d.port, method: "GET", path: "/api/boards/default/history", timeout: 30))?.status ?? -1)
             answered.signal()
         }
-        // The read is asked first and held for 5 s by the reader; the commit must not queue behind it.
+        // The read is asked first and held for 12 s by the reader; the commit must not queue behind it.
         Thread.sleep(forTimeInterval: 0.5)
         #expect(try c.answer(Wire.action(.toggle, id: "b", #""section":"s2""#), id: "b").rev == 2)
         #expect(answered.wait(timeout: .now()) == .timedOut, "the history read answered before the commit it should not hold up")

@@ -236,6 +236,9 @@ import Testing
         #expect(Self.until(5) { boardB.viewers == 2 && boardB.following == 2 })
         a.follow(false)
         #expect(Self.until(5) { boardB.following == 1 }, "following \(boardB.following ?? -1)")
+        // A viewer that leaves is counted out.
+        a.close()
+        #expect(Self.until(5) { boardB.viewers == 1 }, "viewers \(boardB.viewers ?? -1)")
     }
 
     @Test func helpers() async throws {

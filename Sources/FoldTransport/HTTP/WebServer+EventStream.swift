@@ -1,4 +1,5 @@
 import CLibWebSockets
+import Glibc
 import FoldCore
 
 /// Server-Sent Events: an HTTP exchange the hub turned into a stream. The
@@ -54,6 +55,27 @@ extension WebServer {
             s.stream!.discard()
             // Not inside this wsi's callback: lws closes it on its next pass.
             lws_set_timeout(s.wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC)
+        }
+    }
+
+    /// Ends the streams whose reader closed its socket. lws 4.1.6 reads
+    /// nothing from a connection while it serves a response
+    /// (LRS_DOING_TRANSACTION; 4.3 reads there "at least for SSE"), so a
+    /// reader's close leaves the socket readable, the service thread polls
+    /// it in a loop, and nothing ends the stream. Asked once a second (a
+    /// peek: nothing is consumed), which bounds that loop to the sweep.
+    func sweepClosedStreams() {
+        var byte: UInt8 = 0
+        for s in exchanges.values where s.stream != nil && s.headersSent && !s.stream!.ending {
+            let fd = lws_get_socket_fd(s.wsi)
+            guard fd >= 0 else { continue }
+            let n = recv(fd, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
+            guard n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) else { continue }
+            // Closed from its own WRITEABLE (below): lws' timeout would not
+            // close it while the loop spins on it.
+            s.stream!.ending = true
+            s.stream!.discard()
+            lws_callback_on_writable(s.wsi)
         }
     }
 

@@ -33,7 +33,18 @@ extension WebServer {
             return .proceed  // the body arrives in HTTP_BODY callbacks
         }
         delegate?.request(state.request)
+        // Called back once this callback has returned: see `httpWrite`.
+        if state.response == nil { lws_callback_on_writable(wsi) }
         return .proceed
+    }
+
+    /// The request is whole and with the hub: how long its answer takes is
+    /// the daemon's own affair (a history read may wait behind others), not
+    /// the client's. lws arms PENDING_TIMEOUT_HTTP_CONTENT when it hands a
+    /// request over (after LWS_CALLBACK_HTTP returns) with the context's
+    /// `timeout_secs`, and it would end any answer slower than that.
+    func handedOver(_ s: HTTPState) {
+        lws_set_timeout(s.wsi, NO_PENDING_TIMEOUT, 0)
     }
 
     func httpBody(_ s: HTTPState, _ input: UnsafeMutableRawPointer?, _ len: Int) -> CallbackResult {
@@ -50,7 +61,10 @@ extension WebServer {
     /// Headers in one callback, then the body in chunks, one write per callback.
     func httpWrite(_ s: HTTPState) -> CallbackResult {
         if s.stream != nil { return streamWrite(s) }
-        guard let r = s.response else { return .proceed }
+        guard let r = s.response else {
+            handedOver(s)
+            return .proceed
+        }
         let pre = Int(fs_lws_pre())
         let start = (scratch + pre).assumingMemoryBound(to: UInt8.self)
         if !s.headersSent {

@@ -86,7 +86,10 @@ private func dispatch(
         return server.httpBody(s, input, len)
     case LWS_CALLBACK_HTTP_BODY_COMPLETION:
         guard let pss, let s = server.exchanges[pss.pointee.id] else { return .hangUp }
-        if s.response == nil { server.delegate?.request(s.request) }
+        if s.response == nil {
+            server.delegate?.request(s.request)
+            server.handedOver(s)
+        }
         return .proceed
     case LWS_CALLBACK_HTTP_WRITEABLE:
         guard let pss, let s = server.exchanges[pss.pointee.id] else { return .proceed }
