@@ -3,20 +3,24 @@ import FoldCore
 extension Hub {
     func enqueue(_ entry: PendingEntry) {
         entry.intent = currentIntent
-        pipeline.pending.append(entry)
-        if pipeline.inFlight == nil && !regrouping { seal() }
+        if pipeline.enqueue(entry) { seal() }
     }
 
-    /// Everything pending becomes one batch: one transaction, one fsync.
+    /// Seals what is pending when the pipeline says so, and carries it out.
     func seal() {
-        guard pipeline.inFlight == nil, !pipeline.pending.isEmpty else { return }
-        // No-op answers alone behind a batch still syncing wait for it (below):
-        // on one node, known without building the batch each time one more arrives.
-        if !pipeline.syncing.isEmpty && !settings.storeIsShared && !pipeline.pending.contains(where: { $0.mutation != nil }) { return }
-        let entries = pipeline.pending
-        pipeline.pending = []
-        var sealed = SealedBatch(id: pipeline.nextBatchID, historyLimit: settings.historyPerBoard, keepMs: settings.historyKeepMs)
-        pipeline.nextBatchID += 1
+        switch pipeline.seal(build: batch) {
+        case .none: break
+        case .commit(let sealed): emit(.commit(sealed))
+        // Only no-op answers: nothing to write.
+        case .answer(let batch): finished(batch.entries, seconds: 0)
+        }
+    }
+
+    /// A batch's contents from the boards: the changes to log, the boards to
+    /// write, and (on a shared store) the positions to confirm. Called while
+    /// the pipeline is being changed: it reads nothing of the pipeline.
+    private func batch(_ id: UInt64, _ entries: [PendingEntry]) -> SealedBatch {
+        var sealed = SealedBatch(id: id, historyLimit: settings.historyPerBoard, keepMs: settings.historyKeepMs)
         var touched: [String] = []
         var seen: Set<String> = []
         for e in entries {
@@ -37,18 +41,7 @@ extension Hub {
             sealed.puts.append(.init(name: name, epoch: b.headEpoch, rev: b.headRev, board: head))
         }
         if settings.storeIsShared { sealed.checks = Self.checks(entries, besides: sealed) }
-        pipeline.inFlight = (sealed.id, entries)
-        if sealed.deletions.isEmpty && sealed.puts.isEmpty && sealed.checks.isEmpty {
-            if !pipeline.syncing.isEmpty {
-                // Only no-op answers, judged on changes not durable yet: they wait for the sync.
-                pipeline.inFlight = nil
-                pipeline.pending = entries
-                return
-            }
-            // Only no-op answers: nothing to write.
-            return commitFinished(.committed(batch: sealed.id, seconds: 0))
-        }
-        emit(.commit(sealed))
+        return sealed
     }
 
     /// The positions a shared store must confirm: every answer judged without
@@ -65,72 +58,58 @@ extension Hub {
         return out
     }
 
+    /// The store's answer about a batch or a probe, carried out as the pipeline decides.
     func commitFinished(_ outcome: CommitOutcome) {
         switch outcome {
         case .written(let id):
-            guard let flight = pipeline.inFlight, flight.id == id else { return }
-            pipeline.inFlight = nil
-            pipeline.syncing.append(flight)
-            seal()
+            if pipeline.written(id) { seal() }
         case .committed(let id, let seconds):
-            let flight: CommitPipeline.Batch
-            if let first = pipeline.syncing.first, first.id == id {
-                flight = pipeline.syncing.removeFirst()
-            } else if pipeline.syncing.isEmpty, let f = pipeline.inFlight, f.id == id {
-                flight = f
-                pipeline.inFlight = nil
-            } else {
-                return
-            }
-            if seconds > 0 { metrics.observeCommit(seconds) }
-            for e in flight.entries { apply(e) }
-            releasePagesAwaitingSync()
-            seal()
-            catchUpDeferred()
+            guard let entries = pipeline.committed(id) else { return }
+            finished(entries, seconds: seconds)
         case .failed(let id, let reason):
-            guard pipeline.inFlight?.id == id || pipeline.syncing.first?.id == id else { return }
-            // Later batches were written over this one: none of them may be answered as stored.
-            let written = pipeline.syncing.flatMap(\.entries) + (pipeline.inFlight?.entries ?? [])
-            pipeline.inFlight = nil
-            pipeline.syncing = []
+            guard let failure = pipeline.failed(id, reason: reason, random: unitRandom()) else { return }
             releasePagesAwaitingSync()
             logger.error("commit failed, refusing writes until the store accepts them again: \(reason)")
-            pipeline.fault = reason
             metrics.commitFailures += 1
-            // Requests held for a catch-up too: the store is failing, their answer must not wait for it.
-            let refused = written + pipeline.pending + awaitingCatchUp
-            pipeline.pending = []
-            awaitingCatchUp = []
-            for b in boards.values { b.rollBack() }
-            boards = boards.filter { $0.value.committed != nil }
-            for e in refused {
+            rollBackToCommitted()
+            for e in failure.refused {
                 answer(e.reply, error: WireError(.internal, "the change could not be stored: \(reason)", board: e.board))
             }
-            pipeline.backoff.reset()
-            arm(.probe, at: now.adding(seconds: pipeline.backoff.next(random: unitRandom())))
+            arm(.probe, at: now.adding(seconds: failure.probeIn))
             refreshStatus(now: true)
             catchUpDeferred()
         case .moved(let id, let reason):
-            guard let flight = pipeline.inFlight, flight.id == id else { return }
-            pipeline.inFlight = nil
+            guard let moved = pipeline.moved(id) else { return }
             // Nothing of it was written: a page held for it waits no longer.
             releasePagesAwaitingSync()
-            requeueMoved(flight.entries, reason: reason)
+            requeue(moved, reason: reason)
         case .probed(let ok, let reason):
-            if ok {
-                guard pipeline.fault != nil else { return }
+            switch pipeline.probed(ok: ok, reason: reason, random: unitRandom()) {
+            case .ignored: break
+            case .recovered:
                 logger.info("the store accepts writes again")
-                pipeline.fault = nil
                 refreshStatus(now: true)
-            } else {
+            case .stillRefusing(let changed, let delay):
                 logger.debug("store still refusing writes: \(reason)")
-                if reason != pipeline.fault {
-                    pipeline.fault = reason
-                    refreshStatus(now: true)
-                }
-                arm(.probe, at: now.adding(seconds: pipeline.backoff.next(random: unitRandom())))
+                if changed { refreshStatus(now: true) }
+                arm(.probe, at: now.adding(seconds: delay))
             }
         }
+    }
+
+    /// A durable batch: apply and answer its entries in order, then go on.
+    private func finished(_ entries: [PendingEntry], seconds: Double) {
+        if seconds > 0 { metrics.observeCommit(seconds) }
+        for e in entries { apply(e) }
+        releasePagesAwaitingSync()
+        seal()
+        catchUpDeferred()
+    }
+
+    /// Every head back to what is committed; boards that exist only as heads go.
+    func rollBackToCommitted() {
+        for b in boards.values { b.rollBack() }
+        boards = boards.filter { $0.value.committed != nil }
     }
 
     /// A committed entry: move the committed position, fan out, answer.

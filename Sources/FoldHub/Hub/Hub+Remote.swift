@@ -13,10 +13,7 @@ extension Hub {
         case .changes(let b, _, _), .snapshot(let b, _, _, _), .deleted(let b): name = b
         case .presence(let counts): return remotePresence(counts)
         }
-        if hasWritesWaiting(on: name) {
-            remoteSkipped.insert(name)
-            return
-        }
+        if pipeline.remoteUpdate(on: name) { return }
         switch update {
         case .changes(_, let epoch, let changes): applyRemote(changes, to: name, epoch: epoch)
         case .snapshot(_, let epoch, let rev, let state): replaceRemote(name, epoch: epoch, rev: rev, state: state)
@@ -26,14 +23,9 @@ extension Hub {
         retryAwaitingCatchUp(on: name)
     }
 
-    func hasWritesWaiting(on board: String) -> Bool {
-        pipeline.holds(board)
-    }
-
     /// After the store answered: ask for the boards skipped meanwhile.
     func catchUpDeferred() {
-        for name in remoteSkipped.sorted() where !hasWritesWaiting(on: name) {
-            remoteSkipped.remove(name)
+        for name in pipeline.deferredCatchUps() {
             let b = boards[name]
             emit(.catchUp(board: name, epoch: b?.epoch ?? "", after: b?.rev ?? 0))
         }
@@ -103,49 +95,32 @@ extension Hub {
     /// for their boards' catch-up and are then applied again on the newer
     /// state (actions are intents; `ifRev` meets the real head; a delete
     /// deletes what the board has become).
-    func requeueMoved(_ entries: [PendingEntry], reason: String) {
-        let refused = entries + pipeline.pending
-        pipeline.pending = []
-        for b in boards.values { b.rollBack() }
-        boards = boards.filter { $0.value.committed != nil }
+    func requeue(_ moved: CommitPipeline.Moved, reason: String) {
+        rollBackToCommitted()
         metrics.commitFailures += 1
         logger.debug("batch refused by the shared store, re-applying after catch-up: \(reason)")
-        var boardsToRead: [String] = []
-        for e in refused {
-            guard e.intent != nil else {
-                answer(e.reply, error: WireError(.internal, "the change could not be stored: \(reason)", board: e.board))
-                continue
-            }
-            if !awaitingCatchUp.contains(where: { $0.board == e.board }) && !boardsToRead.contains(e.board) { boardsToRead.append(e.board) }
-            awaitingCatchUp.append(e)
+        for e in moved.unanswerable {
+            answer(e.reply, error: WireError(.internal, "the change could not be stored: \(reason)", board: e.board))
         }
-        for name in boardsToRead {
+        for name in moved.catchUp {
             emit(.catchUp(board: name, epoch: boards[name]?.epoch ?? "", after: boards[name]?.rev ?? 0))
         }
         catchUpDeferred()
     }
 
     /// A board whose refused requests wait for its catch-up takes new ones
-    /// behind them: applied now, on the stale head, they would make another
-    /// batch the shared store refuses (and, while they keep coming, keep the
-    /// catch-up from ever being applied). True when the request was held.
+    /// behind them (`CommitPipeline.holdBehindCatchUp`). True when the request was held.
     func holdBehindCatchUp(_ board: String, reply: Reply) -> Bool {
-        guard pipeline.fault == nil, awaitingCatchUp.contains(where: { $0.board == board }) else { return false }
-        awaitingCatchUp.append(PendingEntry(mutation: nil, reply: reply, board: board, rev: 0, intent: currentIntent))
-        return true
+        pipeline.holdBehindCatchUp(board, PendingEntry(mutation: nil, reply: reply, board: board, rev: 0, intent: currentIntent))
     }
 
-    /// The board's catch-up was applied: its held actions go again, in the order they came.
+    /// The board's catch-up was applied: its held actions go again, in the
+    /// order they came, sealed as one batch.
     func retryAwaitingCatchUp(on board: String) {
-        guard awaitingCatchUp.contains(where: { $0.board == board }) else { return }
-        let mine = awaitingCatchUp.filter { $0.board == board }
-        awaitingCatchUp.removeAll { $0.board == board }
-        // One batch for all of them: sealed one by one, the first went alone and
-        // lost again to the node that had just won while the rest queued behind
-        // it (a 1-entry batch refused over and over beside 135 pending, measured).
-        regrouping = true
+        let mine = pipeline.caughtUp(board)
+        guard !mine.isEmpty else { return }
         defer {
-            regrouping = false
+            pipeline.regrouped()
             seal()
         }
         for e in mine {

@@ -23,15 +23,12 @@ public final class Hub {
     /// The sessions that are event streams (`Hub+Streams`), for the one check each effect pays.
     var streams: Set<UInt64> = []
     var subscriptions = Subscriptions()
-    var pipeline = CommitPipeline()
+    /// A commit's life (`Commit/CommitPipeline`): written only by its own methods.
+    var pipeline: CommitPipeline
     var deadlines = Deadlines()
     /// Sessions per counted peer address: an index of `sessions`, kept for admission.
     var connectionsPerIP: [String: Int] = [:]
     var phase = Phase.serving
-    /// Boards of a shared store whose remote updates were skipped while this node's writes waited.
-    var remoteSkipped: Set<String> = []
-    /// Actions of a batch a shared store refused, waiting for their board's catch-up to be applied again.
-    var awaitingCatchUp: [PendingEntry] = []
     /// Viewers per board on other nodes of a shared store (`RemoteUpdate.presence`).
     var remoteViewers: [String: ViewerCount] = [:]
     /// The action `perform` is queueing (attached to its entry by `enqueue`).
@@ -46,8 +43,6 @@ public final class Hub {
     /// sent once that batch is (`after`), so no page shows a change that a
     /// crash could still take back.
     var pagesAwaitingSync: [(after: UInt64, exchange: UInt64, board: String, entries: [UInt8], more: Bool)] = []
-    /// While set, accepted entries wait to be sealed together (`retryAwaitingCatchUp`).
-    var regrouping = false
 
     /// The time of the input being handled.
     private(set) var now: Instant = 0
@@ -68,6 +63,7 @@ public final class Hub {
                 watchdogEvery: Double? = nil, statusEvery: Double? = nil,
                 random: any RandomNumberGenerator = SystemRandomNumberGenerator()) {
         self.settings = settings
+        self.pipeline = CommitPipeline(shared: settings.storeIsShared)
         self.digest = digest
         self.random = random
         self.watchdogEvery = watchdogEvery
