@@ -71,6 +71,11 @@ let package = Package(
         .testTarget(name: "FoldCryptoTests", dependencies: ["FoldCore", "FoldCrypto", "FoldTestSupport"]),
         .testTarget(name: "FoldStoreTests", dependencies: ["FoldCore", "FoldStore", "FoldTestSupport"]),
         .testTarget(name: "DaemonLiveTests", dependencies: ["FoldCore", "FoldConfig", "FoldCrypto", "FoldDaemon", "FoldTestSupport", "PostgresTestSupport"]),
+        .testTarget(name: "FoldDaemonTests", dependencies: ["FoldCore", "FoldConfig", "FoldHub", "FoldStore", "FoldDaemon"]),
+        .testTarget(name: "FoldSystemTests", dependencies: ["FoldSystem"]),
+        .testTarget(name: "FoldMailboxTests", dependencies: ["FoldMailbox", "FoldSystem"]),
+        // Reads Package.swift, the sources and the docs: the arrows between targets, and every target documented.
+        .testTarget(name: "LayeringTests"),
         // A real PostgreSQL server for the tests (initdb in a temporary directory, loopback, a free port).
         .target(name: "PostgresTestSupport", path: "Tests/PostgresTestSupport"),
         .testTarget(name: "FoldPostgresTests", dependencies: ["FoldCore", "FoldPostgres", "PostgresTestSupport"]),

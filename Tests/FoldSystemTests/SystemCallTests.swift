@@ -1,6 +1,5 @@
 import Glibc
 import Testing
-@testable import FoldDaemon
 import FoldSystem
 
 /// The daemon's one errno checker, without a daemon.
