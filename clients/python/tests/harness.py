@@ -191,7 +191,7 @@ class DaemonCase(unittest.IsolatedAsyncioTestCase):
         self.addCleanup(self.daemon.remove)
         await self.in_thread(self.daemon.start)
 
-    def client(self, token: Any = None, **options: Any) -> foldsync.Client:
+    def new_client(self, token: Any = None, **options: Any) -> foldsync.Client:
         """A Client of this case's transport (not started)."""
         return foldsync.Client(self.daemon.url, token, transport=self.transport, **options)
 

@@ -24,7 +24,7 @@ class Matrix(DaemonCase):
 
     async def asyncSetUp(self) -> None:
         await super().asyncSetUp()
-        self.c = self.client()
+        self.c = self.new_client()
         self.states: List[foldsync.ConnectionState] = []
         self.c.on_state(self.states.append)
         await self.bounded(self.c.start())
@@ -161,7 +161,7 @@ class JWTMatrix(DaemonCase):
         def token() -> str:
             calls.append(time.monotonic())
             return mint_jwt(self.key, 3)
-        client = self.client(token)
+        client = self.new_client(token)
         states: List[foldsync.ConnectionState] = []
         warned: List[Dict[str, Any]] = []
         signed_in: List[Dict[str, Any]] = []
