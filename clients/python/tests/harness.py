@@ -19,6 +19,8 @@ import urllib.error
 import urllib.request
 from typing import Any, AsyncIterator, Awaitable, Callable, Dict, Iterator, Optional, Tuple
 
+import foldsync
+
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
 VECTORS = os.path.join(ROOT, "Tests", "vectors")
 CASES = os.path.join(ROOT, "clients", "contract", "cases.json")
@@ -177,14 +179,30 @@ def board_doc(*ids: str, mode: str = "single") -> Dict[str, Any]:
 
 
 class DaemonCase(unittest.IsolatedAsyncioTestCase):
-    """A fresh daemon for each test; `daemon_args` adds options."""
+    """A fresh daemon for each test; `daemon_args` adds options. `transport`
+    is what the clients under test use: a subclass that sets "stream" runs
+    the same tests over the event stream."""
 
     daemon_args: Tuple[str, ...] = ()
+    transport = "websocket"
 
     async def asyncSetUp(self) -> None:
         self.daemon = Daemon(*self.daemon_args)
         self.addCleanup(self.daemon.remove)
         await self.in_thread(self.daemon.start)
+
+    def new_client(self, token: Any = None, **options: Any) -> foldsync.Client:
+        """A Client of this case's transport (not started)."""
+        return foldsync.Client(self.daemon.url, token, transport=self.transport, **options)
+
+    def connect(self, token: Any = None, **options: Any) -> foldsync.connect:
+        """foldsync.connect() with this case's transport."""
+        return foldsync.connect(self.daemon.url, token, transport=self.transport, **options)
+
+    def assertMirrors(self, board: foldsync.Board, token: Optional[str] = None) -> None:
+        """The mirror equals GET /api/boards/NAME: state, rev and epoch."""
+        got = self.daemon.board(board.name, token=token)
+        self.assertEqual((board.state, board.rev, board.epoch), (got["state"], got["rev"], got["epoch"]))
 
     async def in_thread(self, fn: Callable[..., Any], *args: Any) -> Any:
         """Blocking work (starting a daemon, HTTP) off the loop, so that the

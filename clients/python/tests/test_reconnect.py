@@ -15,7 +15,7 @@ class ReconnectTests(DaemonCase):
 
     async def asyncSetUp(self) -> None:
         await super().asyncSetUp()
-        self.client = foldsync.Client(self.daemon.url)
+        self.client = self.new_client()
         self.states: List[foldsync.ConnectionState] = []
         self.client.on_state(self.states.append)
         await self.bounded(self.client.start())
@@ -48,7 +48,12 @@ class ReconnectTests(DaemonCase):
         mark = await self.go_away()
         first = self.states[mark]
         self.assertEqual(first.state, "disconnected")
-        self.assertIn("1001", first.reason or "")
+        if self.transport == "websocket":
+            self.assertIn("1001", first.reason or "")
+            self.assertEqual(first.code, 1001)
+        else:  # no close code on a stream: the reason says which one ended
+            self.assertIn("event stream of 'default'", first.reason or "")
+            self.assertIsNone(first.code)
         self.assertTrue(250 <= (first.delay_ms or 0) <= 500, first)
         with self.assertRaises(foldsync.FoldError) as caught:
             await board.toggle("s1")
@@ -142,3 +147,7 @@ class ReconnectTests(DaemonCase):
         back = await self.next_of(changes)
         self.assertEqual((back.resynced, back.reason), (True, "epoch"))
         self.assertEqual(board.state, self.daemon.board("b")["state"])
+
+
+class StreamReconnectTests(ReconnectTests):
+    transport = "stream"

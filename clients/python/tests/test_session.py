@@ -12,12 +12,8 @@ from harness import DaemonCase, board_doc
 class SessionTests(DaemonCase):
     async def asyncSetUp(self) -> None:
         await super().asyncSetUp()
-        self.client = await self.bounded(foldsync.connect(self.daemon.url))
+        self.client = await self.bounded(self.connect())
         self.addAsyncCleanup(self.client.close)
-
-    def assertMirrors(self, board: foldsync.Board) -> None:
-        got = self.daemon.board(board.name)
-        self.assertEqual((board.state, board.rev, board.epoch), (got["state"], got["rev"], got["epoch"]))
 
     async def test_subscribe_mirror_equals_get(self) -> None:
         self.daemon.action("default", {"type": "toggle", "section": "s2"})
@@ -73,7 +69,7 @@ class SessionTests(DaemonCase):
         self.assertEqual(self.client.state, "connected")
 
     async def test_states_in_order(self) -> None:
-        client = foldsync.Client(self.daemon.url)
+        client = self.new_client()
         seen: List[foldsync.ConnectionState] = []
         client.on_state(seen.append)
         stream = client.states()
@@ -85,12 +81,14 @@ class SessionTests(DaemonCase):
         self.assertEqual([s.state for s in seen], ["connecting", "connected", "closed"])
         self.assertEqual([s.state async for s in stream], ["connecting", "connected", "closed"])
         # Nothing reconnects: the daemon's count of connections drops to this
-        # test's own client, and no state follows `closed`.
+        # test's own client's (a WebSocket; nothing for a stream client that
+        # subscribed to nothing), and no state follows `closed`.
+        own = 1 if self.transport == "websocket" else 0
         await self.wait_for("the closed client's connection to end",
-                            lambda: self.daemon.ok("GET", "/healthz")["connections"] == 1)
+                            lambda: self.daemon.ok("GET", "/healthz")["connections"] == own)
         await asyncio.sleep(1.5)
         self.assertEqual(len(seen), 3)
-        self.assertEqual(self.daemon.ok("GET", "/healthz")["connections"], 1)
+        self.assertEqual(self.daemon.ok("GET", "/healthz")["connections"], own)
         with self.assertRaises(foldsync.FoldError) as caught:
             await client.subscribe("default")
         self.assertEqual(caught.exception.code, "closed")
@@ -107,6 +105,12 @@ class SessionTests(DaemonCase):
             await other.follow(False)
             self.assertFalse(other.following)
             await self.wait_for("presence of one follower", lambda: (board.viewers, board.following) == (2, 1))
+            # Ours too: on the stream it cannot be said, and the count stays (docs/CLIENTS.md).
+            await self.client.follow(False)
+            if self.transport == "websocket":
+                await self.wait_for("presence of no follower", lambda: (theirs.viewers, theirs.following) == (2, 0))
+            else:
+                await self.holds("our stream counted following", lambda: theirs.following == 1, 1)
             await self.bounded(board.clear_focus())
             await self.wait_for("the focus cleared", lambda: "focus" not in theirs.state)
 
@@ -140,3 +144,9 @@ class SessionTests(DaemonCase):
         page = await self.bounded(board.history(since=start + 6, limit=1))
         self.assertEqual([e["rev"] for e in page["entries"]], [start + 7])
         self.assertTrue(page["more"])
+
+
+class StreamSessionTests(SessionTests):
+    """The same cases with the client under test on the event stream (the
+    other client of a case stays on the WebSocket)."""
+    transport = "stream"

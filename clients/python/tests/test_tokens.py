@@ -20,16 +20,25 @@ class StaticTokenTests(DaemonCase):
         await super().asyncSetUp()
 
     async def test_token_value_and_function(self) -> None:
-        async with foldsync.connect(self.daemon.url, token=SECRET) as client:
+        async with self.connect(SECRET) as client:
             board = await self.bounded(client.subscribe("default"))
             self.assertEqual(await self.bounded(board.toggle("s1")), 1)
-            self.assertEqual((client.identity or {}).get("name"), "alice")
+            if self.transport == "websocket":
+                self.assertEqual((client.identity or {}).get("name"), "alice")
             self.assertEqual((await self.bounded(board.history()))["rev"], 1)  # HTTP, with the same token
-        with self.assertRaises(foldsync.FoldError) as caught:
-            await self.bounded(foldsync.connect(self.daemon.url, token="not-the-secret"))
-        self.assertEqual(caught.exception.code, "forbidden")
+        if self.transport == "websocket":
+            # The upgrade carries the token: a wrong one is refused at connect.
+            with self.assertRaises(foldsync.FoldError) as caught:
+                await self.bounded(self.connect("not-the-secret"))
+            self.assertEqual(caught.exception.code, "forbidden")
+        else:
+            # /healthz needs no token: the stream's refusal answers the subscribe.
+            async with self.connect("not-the-secret") as wrong:
+                with self.assertRaises(foldsync.FoldError) as caught:
+                    await self.bounded(wrong.subscribe("default"))
+                self.assertEqual(caught.exception.code, "forbidden")
         # Without a token the upgrade is let through (a token may still come in band).
-        async with foldsync.connect(self.daemon.url) as anonymous:
+        async with self.connect() as anonymous:
             with self.assertRaises(foldsync.FoldError) as caught:
                 await self.bounded(anonymous.subscribe("default"))
             self.assertEqual(caught.exception.code, "forbidden")
@@ -39,7 +48,7 @@ class StaticTokenTests(DaemonCase):
         def token() -> str:
             calls.append(time.monotonic())
             return SECRET
-        client = foldsync.Client(self.daemon.url, token)
+        client = self.new_client(token)
         attempts: List[str] = []
         client.on_state(lambda s: attempts.append(s.state))
         await self.bounded(client.start())
@@ -60,10 +69,14 @@ class StaticTokenTests(DaemonCase):
             calls.append(time.monotonic())
             return SECRET
         before = len(calls)
-        async with foldsync.connect(self.daemon.url, token=async_token) as other:
+        async with self.connect(async_token) as other:
             board = await self.bounded(other.subscribe("default"))
             self.assertEqual(await self.bounded(board.toggle("s1")), 2)
         self.assertEqual(len(calls), before + 1)
+
+
+class StreamStaticTokenTests(StaticTokenTests):
+    transport = "stream"
 
 
 class JWTTests(DaemonCase):
@@ -88,7 +101,7 @@ class JWTTests(DaemonCase):
         def token() -> str:
             calls.append(time.monotonic())
             return mint_jwt(self.key, 4)
-        client = foldsync.Client(self.daemon.url, token)
+        client = self.new_client(token)
         states: List[str] = []
         client.on_state(lambda s: states.append(s.state))
         await self.bounded(client.start())
@@ -99,3 +112,29 @@ class JWTTests(DaemonCase):
         self.assertGreaterEqual(len(calls), 2, "the token function was not called again on authExpiring")
         self.assertEqual(states, ["connecting", "connected"], "the connection did not outlive its first token")
         self.assertEqual(await self.bounded(board.toggle("s1")), 1)
+
+
+class StreamJWTTests(JWTTests):
+    transport = "stream"
+
+    async def test_token_refreshed_on_auth_expiring(self) -> None:
+        # No `authExpiring` on a stream: it ends at the token's expiry, and
+        # the reconnect asks the function for a new one and resumes.
+        calls: List[float] = []
+
+        def token() -> str:
+            calls.append(time.monotonic())
+            return mint_jwt(self.key, 4)
+        client = self.new_client(token)
+        states: List[foldsync.ConnectionState] = []
+        client.on_state(states.append)
+        await self.bounded(client.start())
+        self.addAsyncCleanup(client.close)
+        board = await self.bounded(client.subscribe("default"))
+        await self.wait_for("the stream's end at the expiry", lambda: client.state == "disconnected", timeout=8)
+        self.assertIn("event stream of 'default'", states[-1].reason or "")
+        await self.wait_for("connected again", lambda: client.state == "connected", timeout=10)
+        self.assertGreaterEqual(len(calls), 2, "the token function was not asked again")
+        self.assertIsNone(client.identity)
+        self.assertEqual(await self.bounded(board.toggle("s1")), 1)
+        self.assertMirrors(board, token=mint_jwt(self.key, 60))

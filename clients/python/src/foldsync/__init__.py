@@ -10,17 +10,17 @@ The contract every foldsync client keeps is docs/CLIENTS.md; the wire
 protocol is docs/PROTOCOL.md."""
 from .backoff import backoff_delay
 from .board import Board
-from .change import Change
+from .change import Change, Presence
 from .client import Client
 from .connect import connect
 from .errors import FoldError
 from .mirror import BoardMirror
 from .patch import PatchError, apply_patch
-from .states import CLOSED, CONNECTED, CONNECTING, DISCONNECTED, ConnectionState
+from .states import CLOSED, CONNECTED, CONNECTING, DISCONNECTED, ConnectionState, TransportChange
 
 __version__ = "0.1.0"
 __all__ = [
-    "Board", "BoardMirror", "Change", "Client", "ConnectionState", "FoldError", "PatchError",
-    "apply_patch", "backoff_delay", "connect",
+    "Board", "BoardMirror", "Change", "Client", "ConnectionState", "FoldError", "PatchError", "Presence",
+    "TransportChange", "apply_patch", "backoff_delay", "connect",
     "CONNECTING", "CONNECTED", "DISCONNECTED", "CLOSED",
 ]

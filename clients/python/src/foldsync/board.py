@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any, Callable, Dict, Optional
 
-from .change import EPOCH, LAGGING, PRUNED, Change
+from .change import EPOCH, LAGGING, PRUNED, Change, Presence
 from .errors import FoldError
 from .feed import Feed, Stream
 from .mirror import CHANGED, DELETED, OUT_OF_STEP, PRESENCE, BoardMirror
@@ -25,6 +25,7 @@ class Board:
         self._client = client
         self._mirror = BoardMirror(name)
         self._feed: Feed[Change] = Feed()
+        self._presence: Feed[Presence] = Feed()
         self._ready: "asyncio.Future[None]" = asyncio.get_running_loop().create_future()
         self._seen_epoch: Optional[str] = None   # the epoch of the last state readers were given
         self._asked_since = False                # the subscribe in flight carried `since`
@@ -54,6 +55,11 @@ class Board:
     def on_change(self, callback: Callable[[Change], None]) -> Callable[[], None]:
         """Calls `callback(change)` for each change; returns the function that stops it."""
         return self._feed.listen(callback)
+
+    def on_presence(self, callback: Callable[[Presence], None]) -> Callable[[], None]:
+        """Calls `callback(Presence(viewers, following))` whenever the daemon
+        counts the board's viewers anew; returns the function that stops it."""
+        return self._presence.listen(callback)
 
     # ---- actions: each resolves with the rev of its ack ----
 
@@ -122,6 +128,8 @@ class Board:
             return self.subscribe_message()
         elif outcome.kind == PRESENCE:
             self.viewers, self.following = outcome.viewers, outcome.following
+            if isinstance(outcome.viewers, int):
+                self._presence.publish(Presence(outcome.viewers, outcome.following))
         elif outcome.kind == DELETED:
             self._gone()
         return None
@@ -160,6 +168,7 @@ class Board:
 
     def end(self) -> None:
         self._feed.end()
+        self._presence.end()
         if not self._ready.done():
             self._ready.set_exception(FoldError("closed", "the client was closed"))
             self._ready.exception()  # retrieved: nobody may be waiting

@@ -1,4 +1,5 @@
-"""What a board's readers are told, one per rev (or per resync)."""
+"""What a board's readers are told: one change per rev (or per resync), and
+who else is looking."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -21,3 +22,10 @@ class Change:
     reason: Optional[str] = None         # EPOCH, PRUNED or LAGGING when resynced
     by: Optional[str] = None             # the session that made it (None: over HTTP)
     deleted: bool = False                # the board was deleted; a snapshot follows if it is made again
+
+
+@dataclass(frozen=True)
+class Presence:
+    """The daemon's count of the connections subscribed to the board."""
+    viewers: int
+    following: Optional[int]             # how many follow its folds (None from a daemon that does not say)

@@ -1,14 +1,22 @@
 """The connection to foldsyncd and its life: connect, serve, back off,
-reconnect and resume, until close()."""
+reconnect and resume, until close(). The transport (websocket_transport.py,
+stream_transport.py) only carries messages.
+
+transport="auto" (the default): the WebSocket, and the stream when the
+WebSocket cannot be had while HTTP can: FALLBACK_AFTER attempts in a row
+that never got `hello`, each followed by a GET /healthz that answered (a
+daemon that is simply down never sends the client to the stream). On the
+stream a WebSocket is tried again every `websocket_retry_ms`; once the
+daemon greets one it takes over on the spot (no change of state) and every
+board is resubscribed on it with `since`. on_transport is told of each switch."""
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
+import urllib.parse
 from typing import Any, Callable, Dict, Optional, Tuple
 
-from websockets.asyncio.client import ClientConnection
-from websockets.exceptions import ConnectionClosed, WebSocketException
+from websockets.exceptions import WebSocketException
 
 from .backoff import Backoff
 from .board import Board
@@ -16,37 +24,70 @@ from .errors import CLOSED as CLOSED_CODE
 from .errors import DISCONNECTED as DISCONNECTED_CODE
 from .errors import RATE_LIMITED, FoldError
 from .feed import Feed, Stream
-from .handshake import Refused, open_socket
+from .handshake import Refused
 from .history import fetch_history
+from .http import http_answers, http_base
 from .pending import Pending
-from .states import CLOSED, CONNECTED, CONNECTING, DISCONNECTED, ConnectionState
+from .states import CLOSED, CONNECTED, CONNECTING, DISCONNECTED, ConnectionState, TransportChange
+from .stream_transport import STREAM_IDLE_MS, StreamConnection
 from .tokens import Tokens, TokenSource
+from .transport import AUTO, STREAM, WEBSOCKET, Connection, Deliver, Ended, Message
+from .websocket_transport import WebSocketConnection
 
 log = logging.getLogger("foldsync")
 # Refusals that trying again cannot cure, when they answer the very first
 # attempt: a wrong token or a wrong URL fails connect() instead of retrying.
 _FATAL_AT_FIRST = (401, 403, 404)
+# The WebSocket attempts in a row that fail, with HTTP answering, before auto falls back to the stream.
+FALLBACK_AFTER = 2
+# How often a client on the stream tries the WebSocket again (auto).
+WEBSOCKET_RETRY_MS = 60_000
+_MODES = (AUTO, WEBSOCKET, STREAM)
 
 
 class Client:
-    def __init__(self, url: str, token: TokenSource = None, *, open_timeout: float = 10.0) -> None:
+    def __init__(self, url: str, token: TokenSource = None, *, open_timeout: float = 10.0,
+                 transport: str = AUTO, websocket_retry_ms: int = WEBSOCKET_RETRY_MS,
+                 stream_idle_ms: int = STREAM_IDLE_MS) -> None:
+        self.check(url, transport)
         self.url = url
         self.identity: Optional[Dict[str, Any]] = None  # the last `authenticated` message
         self.session: Optional[str] = None              # this connection's session, from `hello`
         self.following = True
         self._tokens = Tokens(token)
+        self._token: Optional[str] = None               # the token the connection carries
         self._open_timeout = open_timeout
+        self._mode = transport
+        self._transport = STREAM if transport == STREAM else WEBSOCKET
+        self._websocket_retry = websocket_retry_ms / 1000
+        self._stream_idle_ms = stream_idle_ms
+        self._socket_failures = 0   # WebSocket attempts in a row without hello while HTTP answered
+        self._socket_failed = False  # the last attempt was a WebSocket that got no hello
+        self._greeted = False        # the current attempt got its hello
         self._backoff = Backoff()
         self._status = ConnectionState(CONNECTING)
         self._states: Feed[ConnectionState] = Feed()
+        self._transports: Feed[TransportChange] = Feed()
+        self._authenticated: Feed[Dict[str, Any]] = Feed()
+        self._auth_expiring: Feed[Dict[str, Any]] = Feed()
         self._boards: Dict[str, Board] = {}
         self._pending = Pending()
-        self._ws: Optional[ClientConnection] = None
+        self._conn: Optional[Connection] = None
+        self._handover: Optional[Connection] = None  # a greeted WebSocket taking over from the stream
+        self._upgrade: "Optional[asyncio.Task[None]]" = None
         self._connected = False
         self._closing = asyncio.Event()
         self._first: "asyncio.Future[None]" = asyncio.get_running_loop().create_future()
         self._task: Optional["asyncio.Task[None]"] = None
         self._side_tasks: "set[asyncio.Task[None]]" = set()
+
+    @staticmethod
+    def check(url: str, transport: str) -> None:
+        """ValueError for a URL that is not ws:// or wss://, or an unknown transport."""
+        if urllib.parse.urlsplit(url).scheme not in ("ws", "wss"):
+            raise ValueError(f"foldsync: {url} is not a ws:// or wss:// URL")
+        if transport not in _MODES:
+            raise ValueError(f'foldsync: no transport "{transport}" ("auto", "websocket" or "stream")')
 
     # ---- the connection's state ----
 
@@ -57,8 +98,13 @@ class Client:
 
     @property
     def status(self) -> ConnectionState:
-        """The state with, when disconnected, its reason and the next attempt's delay."""
+        """The state with, when disconnected, its reason, close code and the next attempt's delay."""
         return self._status
+
+    @property
+    def transport(self) -> str:
+        """What carries the connection: "websocket" or "stream"."""
+        return self._transport
 
     def on_state(self, callback: Callable[[ConnectionState], None]) -> Callable[[], None]:
         """Calls `callback(ConnectionState)` on every transition; returns the function that stops it."""
@@ -68,8 +114,26 @@ class Client:
         """Every transition from now on, ending after `closed`."""
         return self._states.stream()
 
-    def _set_state(self, state: str, reason: Optional[str] = None, delay_ms: Optional[int] = None) -> None:
-        self._status = ConnectionState(state, reason, delay_ms)
+    def on_transport(self, callback: Callable[[TransportChange], None]) -> Callable[[], None]:
+        """Calls `callback(TransportChange(transport, reason))` each time
+        transport="auto" moves to the other transport."""
+        return self._transports.listen(callback)
+
+    def on_authenticated(self, callback: Callable[[Dict[str, Any]], None]) -> Callable[[], None]:
+        """Calls `callback(message)` with each `authenticated` of the daemon
+        (name, permissions, boards, and `expires` for a JWT); also kept as
+        `client.identity`. Never on the stream: it has no conversation."""
+        return self._authenticated.listen(callback)
+
+    def on_auth_expiring(self, callback: Callable[[Dict[str, Any]], None]) -> Callable[[], None]:
+        """Calls `callback({"in": SECONDS})` when the daemon warns that the
+        token expires; a token function is then asked anew by the client
+        itself. Never on the stream."""
+        return self._auth_expiring.listen(callback)
+
+    def _set_state(self, state: str, reason: Optional[str] = None, delay_ms: Optional[int] = None,
+                   code: Optional[int] = None) -> None:
+        self._status = ConnectionState(state, reason, delay_ms, code)
         self._states.publish(self._status)
 
     # ---- life ----
@@ -96,12 +160,9 @@ class Client:
                 await asyncio.gather(self._task, return_exceptions=True)
             return
         self._closing.set()
-        ws = self._ws
-        if ws is not None:
-            try:
-                await asyncio.wait_for(ws.close(), 2)
-            except (asyncio.TimeoutError, WebSocketException, OSError):
-                pass
+        for conn in (self._conn, self._handover):
+            if conn is not None:
+                await conn.close()
         if self._task is not None:
             self._task.cancel()
             await asyncio.gather(self._task, return_exceptions=True)
@@ -114,17 +175,39 @@ class Client:
         self._set_state(CLOSED)
         for board in list(self._boards.values()):
             board.end()
-        self._states.end()
+        for feed in (self._states, self._transports, self._authenticated, self._auth_expiring):
+            feed.end()
+
+    async def authenticate(self, token: str) -> bool:
+        """Hands a new token to the open connection: an `auth` message on the
+        WebSocket; on the stream, the token of the next requests. False when
+        there is no connection."""
+        conn = self._conn
+        if conn is None or not isinstance(token, str) or not token:
+            return False
+        if not await conn.authenticate(token):
+            return False
+        self._token = self._tokens.current = token
+        return True
 
     async def _run(self) -> None:
         while not self._closing.is_set():
             self._set_state(CONNECTING)
-            reached = False
+            reached, code, attempted = False, None, False
+            self._greeted = False
+            conn: Optional[Connection] = None
             try:
                 token = await self._tokens.fetch()
-                ws = await open_socket(self.url, token, self._open_timeout)
+                self._token = token
+                await self._count_socket_failures()
+                attempted = True
+                if self._transport == WEBSOCKET:
+                    conn = await WebSocketConnection.open(self.url, token, self._open_timeout)
+                else:
+                    conn = StreamConnection(self.url, token, open_timeout=self._open_timeout,
+                                            idle_ms=self._stream_idle_ms)
             except Refused as e:
-                if not self._first.done() and e.status in _FATAL_AT_FIRST:
+                if not self._first.done() and e.status in _FATAL_AT_FIRST and not await self._stripped(e):
                     self._first.set_exception(e)
                     return
                 reason = f"refused: HTTP {e.status} {e.code}: {e.message}"
@@ -132,53 +215,85 @@ class Client:
                 reason = f"{type(e).__name__}: {e}" if str(e) else type(e).__name__
             except Exception as e:  # the token function's own failure
                 log.exception("foldsync: could not connect")
-                reason = f"{type(e).__name__}: {e}"
-            else:
-                reason, reached = await self._serve(ws)
+                reason = f"token: {type(e).__name__}: {e}" if not attempted else f"{type(e).__name__}: {e}"
+            if conn is not None:
+                end, reached = await self._serve(conn)
+                reason, code = end.reason, end.code
             if self._closing.is_set():
                 return
+            if attempted and self._transport == WEBSOCKET and not self._greeted:
+                self._socket_failed = True
             if reached:
                 self._backoff.reset()
             delay = self._backoff.next_delay_ms()
-            self._set_state(DISCONNECTED, reason, delay)
+            self._set_state(DISCONNECTED, reason, delay, code)
             try:
                 await asyncio.wait_for(self._closing.wait(), delay / 1000)
             except asyncio.TimeoutError:
                 pass
 
-    async def _serve(self, ws: ClientConnection) -> Tuple[str, bool]:
-        """Reads until the connection ends; returns why, and whether it reached `connected`."""
-        self._ws = ws
-        why = "connection lost"
-        try:
-            while True:
-                frame = await ws.recv()
-                text = frame if isinstance(frame, str) else frame.decode("utf-8", "replace")
-                for line in text.split("\n"):
-                    m = _parse(line)
-                    if m is not None:
-                        await self._dispatch(m)
-        except ConnectionClosed as e:
-            # The exception's close frame, not ws.close_code: the same in every websockets >= 13.
-            if e.rcvd is not None:
-                why = f"closed {e.rcvd.code}" + (f": {e.rcvd.reason}" if e.rcvd.reason else "")
-        except OSError as e:
-            why = f"{type(e).__name__}: {e}"
-        except Exception:
-            # Our own bug on a message we could not handle: drop this
-            # connection and start afresh, rather than die in `connected`.
-            log.exception("foldsync: failed on a message; reconnecting")
-            why = "the client failed on a message"
-            await ws.close()
-        finally:
-            reached = self._connected
-            self._ws = None
-            self._connected = False
-            if self._closing.is_set():
-                self._pending.reject_all(CLOSED_CODE, "the client was closed")
-            else:
-                self._pending.reject_all(DISCONNECTED_CODE, "the connection dropped before the answer")
-        return why, reached
+    async def _count_socket_failures(self) -> None:
+        """auto: a WebSocket attempt that got no `hello` counts when HTTP
+        answers (a daemon that is down fails both); enough of them in a row
+        and the next attempt is on the stream."""
+        if self._mode != AUTO or self._transport != WEBSOCKET or not self._socket_failed:
+            return
+        self._socket_failed = False
+        answers = await http_answers(http_base(self.url))
+        self._socket_failures = self._socket_failures + 1 if answers else 0
+        if self._socket_failures >= FALLBACK_AFTER:
+            self._use_transport(STREAM, f"{self._socket_failures} WebSocket attempts in a row failed "
+                                        "while HTTP answered")
+
+    async def _stripped(self, refusal: Refused) -> bool:
+        """auto: a 404 to the upgrade while the daemon's HTTP answers beside
+        it is a proxy that stripped the upgrade (the daemon answers a plain
+        GET /ws so), not a wrong URL."""
+        return refusal.status == 404 and self._mode == AUTO and await http_answers(http_base(self.url))
+
+    async def _serve(self, conn: Connection) -> Tuple[Ended, bool]:
+        """Runs the connection (and the WebSocket that takes over from it, if
+        any) until it ends; returns how, and whether it reached `connected`."""
+        loop = asyncio.get_running_loop()
+        while True:
+            self._conn = conn
+            timer = None if self._connected else loop.call_later(self._open_timeout, self._no_hello, conn)
+            try:
+                end = await conn.run(self._receiver(conn))
+            finally:
+                if timer is not None:
+                    timer.cancel()
+            following, self._handover = self._handover, None
+            if following is None or self._closing.is_set():
+                break
+            conn = following
+        reached = self._connected
+        self._conn = None
+        self._connected = False
+        if self._closing.is_set():
+            self._pending.reject_all(CLOSED_CODE, "the client was closed")
+        else:
+            self._pending.reject_all(DISCONNECTED_CODE, "the connection dropped before the answer")
+        return end, reached
+
+    def _no_hello(self, conn: Connection) -> None:
+        # A host that swallows packets would otherwise hold the attempt for minutes.
+        if self._conn is conn and not self._connected:
+            self._spawn(conn.close(f"no hello within {self._open_timeout:g} s"))
+
+    def _receiver(self, conn: Connection) -> Deliver:
+        async def receive(m: Message) -> None:
+            # A retired connection's answers to actions still waiting are taken (a switch of transport).
+            if self._conn is not conn and not self._pending.awaits(m):
+                return
+            try:
+                await self._dispatch(m)
+            except Exception:
+                # Our own bug on a message we could not handle: drop this
+                # connection and start afresh, rather than die in `connected`.
+                log.exception("foldsync: failed on a message; reconnecting")
+                self._spawn(conn.close("the client failed on a message"))
+        return receive
 
     # ---- the daemon's messages ----
 
@@ -198,7 +313,9 @@ class Client:
                 self._boards[m["board"]].refused(error)
         elif kind == "authenticated":
             self.identity = m
+            self._authenticated.publish(m)
         elif kind == "authExpiring":
+            self._auth_expiring.publish({"in": m.get("in")})
             self._spawn(self._refresh_token())
         elif m.get("board") in self._boards:
             again = self._boards[m["board"]].receive(m)
@@ -207,38 +324,85 @@ class Client:
 
     async def _on_hello(self, m: Dict[str, Any]) -> None:
         self.session = m.get("session")
+        self._greeted = True
         self._connected = True
+        if self._transport == WEBSOCKET:
+            self._socket_failures = 0
+        elif self._mode == AUTO and self._upgrade is None:
+            self._upgrade = self._spawn(self._upgrade_later())
         if not self.following:  # a new connection follows until told otherwise
             await self._send({"type": "view", "following": False})
         for board in list(self._boards.values()):
             await self._send(board.subscribe_message())
-        self._set_state(CONNECTED)
+        # A switch of transport on a live client is no change of state.
+        if self._status.state != CONNECTED:
+            self._set_state(CONNECTED)
         if not self._first.done():
             self._first.set_result(None)
 
     async def _refresh_token(self) -> None:
+        conn = self._conn
         try:
             token = await self._tokens.fetch()
         except Exception:
             log.exception("foldsync: the token function failed; the daemon will close at expiry")
             return
-        if token:
-            await self._send({"type": "auth", "token": token})
+        # The same token again would renew nothing.
+        if token and token != self._token and self._conn is conn:
+            await self.authenticate(token)
 
-    def _spawn(self, coro: Any) -> None:
+    # ---- auto: back to the WebSocket ----
+
+    def _use_transport(self, transport: str, reason: str) -> None:
+        if self._transport == transport:
+            return
+        self._transport = transport
+        if transport == WEBSOCKET:
+            self._socket_failures = 0
+        self._transports.publish(TransportChange(transport, reason))
+
+    async def _upgrade_later(self) -> None:
+        """On the stream: every websocket_retry_ms, a WebSocket beside it; the
+        first the daemon greets becomes the connection."""
+        try:
+            while not self._closing.is_set() and self._transport == STREAM:
+                await asyncio.sleep(self._websocket_retry)
+                if self._closing.is_set() or self._transport != STREAM:
+                    return
+                if not self._connected:
+                    continue
+                ws: Optional[WebSocketConnection] = None
+                hello: Optional[Message] = None
+                try:
+                    token = await self._tokens.fetch()
+                    ws = await WebSocketConnection.open(self.url, token, self._open_timeout)
+                    hello = await asyncio.wait_for(ws.first(), self._open_timeout)
+                except Exception as e:  # refused, cut, or no hello: the stream carries on
+                    log.debug("foldsync: the WebSocket still fails: %s", e)
+                old = self._conn
+                if (ws is not None and hello is not None and hello.get("type") == "hello"
+                        and self._connected and old is not None and not self._closing.is_set()):
+                    self._handover = ws
+                    self._token = token
+                    self._use_transport(WEBSOCKET, "the WebSocket works again")
+                    await old.close("the WebSocket took over", keep_answers=True)
+                    return
+                if ws is not None:
+                    await ws.close()
+        finally:
+            self._upgrade = None
+
+    def _spawn(self, coro: Any) -> "asyncio.Task[None]":
         task = asyncio.ensure_future(coro)
         self._side_tasks.add(task)
         task.add_done_callback(self._side_tasks.discard)
+        return task
 
     async def _send(self, m: Dict[str, Any]) -> bool:
-        ws = self._ws
-        if ws is None:
+        conn = self._conn
+        if conn is None:
             return False
-        try:
-            await ws.send(json.dumps(m))
-            return True
-        except (ConnectionClosed, OSError):
-            return False
+        return await conn.send(m)
 
     # ---- what boards and callers ask ----
 
@@ -296,15 +460,3 @@ class Client:
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
 
-
-def _parse(line: str) -> Optional[Dict[str, Any]]:
-    """One message, or None for what is not a JSON object (skipped: a newer
-    daemon's oddity must not drop the connection)."""
-    if not line:
-        return None
-    try:
-        m = json.loads(line)
-    except ValueError:
-        log.warning("foldsync: skipped a message that is not JSON")
-        return None
-    return m if isinstance(m, dict) else None

@@ -3,8 +3,10 @@ from __future__ import annotations
 
 from typing import Any, Generator, Optional
 
-from .client import Client
+from .client import WEBSOCKET_RETRY_MS, Client
+from .stream_transport import STREAM_IDLE_MS
 from .tokens import TokenSource
+from .transport import AUTO
 
 
 class connect:
@@ -14,17 +16,24 @@ class connect:
 
     A refused first attempt (a wrong token: 401/403, a wrong path: 404)
     raises FoldError; anything else (the daemon is not up yet) is retried
-    with backoff, for at most `timeout` seconds when given."""
+    with backoff, for at most `timeout` seconds when given.
+
+    `transport`: "auto" (the WebSocket, the event stream when only HTTP gets
+    through), "websocket" or "stream" (docs/CLIENTS.md, Transports); the URL
+    is the WebSocket's either way."""
 
     def __init__(self, url: str = "ws://127.0.0.1:7681/ws", token: TokenSource = None, *,
-                 timeout: Optional[float] = None, open_timeout: float = 10.0) -> None:
-        self._args = (url, token, open_timeout)
+                 timeout: Optional[float] = None, open_timeout: float = 10.0, transport: str = AUTO,
+                 websocket_retry_ms: int = WEBSOCKET_RETRY_MS, stream_idle_ms: int = STREAM_IDLE_MS) -> None:
+        # Checked now, as Client would: a wrong transport is the caller's mistake, not a failed connect.
+        Client.check(url, transport)
+        self._make = lambda: Client(url, token, open_timeout=open_timeout, transport=transport,
+                                    websocket_retry_ms=websocket_retry_ms, stream_idle_ms=stream_idle_ms)
         self._timeout = timeout
         self._client: Optional[Client] = None
 
     async def _open(self) -> Client:
-        url, token, open_timeout = self._args
-        self._client = Client(url, token, open_timeout=open_timeout)
+        self._client = self._make()
         await self._client.start(self._timeout)
         return self._client
 

@@ -31,6 +31,11 @@ class Pending:
         self._waiting[action_id] = fut
         return action_id, fut
 
+    def awaits(self, message: Dict[str, object]) -> bool:
+        """Whether `message` is the answer (ack or error) to an action still waiting."""
+        action_id = message.get("id")
+        return message.get("type") in ("ack", "error") and isinstance(action_id, str) and action_id in self._waiting
+
     def resolve(self, action_id: object, rev: int) -> None:
         if not isinstance(action_id, str) or action_id not in self._waiting:
             return
