@@ -1,10 +1,12 @@
-// The contract's cases on one connection that stays up: the mirror, acks,
-// typed errors, the helpers, follow and focus. One daemon for the file.
+// The contract's cases on one connection that stays up: acks, typed
+// errors, the helpers, follow and focus, over the WebSocket (the stream's
+// are in stream.test.mjs; subscribe and the cases of both in
+// matrix.test.mjs). One daemon for the file.
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect, FoldError } from '../../clients/js/foldsync.js';
-import { Daemon, waitFor } from './daemon.mjs';
+import { Daemon, assertMirror as mirrorEqualsGet, waitFor } from './daemon.mjs';
 import { Recorder } from './recorder.mjs';
 
 let daemon;
@@ -20,24 +22,7 @@ function open() {
 
 const sections = (ids, extra = {}) => ids.map((id) => ({ id, title: id.toUpperCase(), items: ['one', 'two'], expanded: false, ...extra }));
 
-async function assertMirror(board) {
-  const got = await daemon.board(board.name);
-  await waitFor(() => board.rev === got.rev || board.rev > got.rev, 5000, `the mirror to reach rev ${got.rev}`);
-  const now = await daemon.board(board.name);
-  assert.equal(board.rev, now.rev, 'rev');
-  assert.equal(board.epoch, now.epoch, 'epoch');
-  assert.deepStrictEqual(board.state, now.state, 'state');
-}
-
-test('subscribe_mirror_equals_get', async () => {
-  const { client } = open();
-  await daemon.action('default', { type: 'setTitle', section: 's2', title: 'Σ and "quotes"' });
-  const board = await client.subscribe('default');
-  const got = await daemon.board('default');
-  assert.equal(board.name, 'default');
-  assert.deepStrictEqual({ rev: board.rev, epoch: board.epoch, state: board.state }, { rev: got.rev, epoch: got.epoch, state: got.state });
-  assert.equal(await client.subscribe('default'), board, 'the same board for the same name');
-});
+const assertMirror = (board) => mirrorEqualsGet(daemon, board);
 
 test('ack_resolves_with_rev', async () => {
   await daemon.put('acks', { mode: 'single', sections: sections(['a', 'b', 'c']) });

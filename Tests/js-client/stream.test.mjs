@@ -1,15 +1,15 @@
 // The stream transport (clients/js/stream-transport.js) forced with
 // transport: "stream", against the real daemon: the contract's core cases
-// over Server-Sent Events and POST — the mirror, acks as revs, remote
-// changes, typed errors, presence, tokens as a bearer header — and resume
-// with Last-Event-ID after the daemon restarts.
+// over Server-Sent Events and POST — acks as revs, remote changes, typed
+// errors, tokens as a bearer header — and a daemon that stops. Subscribe,
+// resume, resyncs, JWT renewal and presence are in matrix.test.mjs, on both
+// transports.
 
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { connect, FoldError } from '../../clients/js/foldsync.js';
-import { Daemon, waitFor } from './daemon.mjs';
-import { Relay } from './relay.mjs';
+import { Daemon, assertMirror, boardDoc as board } from './daemon.mjs';
 import { Recorder } from './recorder.mjs';
 
 const cleanups = [];
@@ -28,29 +28,6 @@ function open(url, options = {}) {
   cleanups.push(() => client.close());
   return { client, rec: new Recorder(client) };
 }
-const sections = (ids) => ids.map((id) => ({ id, title: id.toUpperCase(), items: ['one', 'two'], expanded: false }));
-const board = (ids, mode = 'multi') => ({ mode, sections: sections(ids) });
-
-async function assertMirror(d, b, token) {
-  const got = await d.board(b.name, token);
-  await waitFor(() => b.rev >= got.rev, 5000, `the mirror to reach rev ${got.rev} (at ${b.rev})`);
-  const now = await d.board(b.name, token);
-  assert.deepStrictEqual({ rev: b.rev, epoch: b.epoch, state: b.state }, { rev: now.rev, epoch: now.epoch, state: now.state });
-}
-
-test('stream: subscribe_mirror_equals_get', async () => {
-  const d = await daemon();
-  await d.action('default', { type: 'setTitle', section: 's2', title: 'Σ and "quotes"\nand a newline' });
-  const { client, rec } = open(d.url);
-  assert.equal(client.transport, 'stream');
-  const b = await client.subscribe('default');
-  assert.equal(client.state, 'connected');
-  assert.deepEqual(rec.names(), ['connecting', 'connected']);
-  const got = await d.board('default');
-  assert.deepStrictEqual({ rev: b.rev, epoch: b.epoch, state: b.state }, { rev: got.rev, epoch: got.epoch, state: got.state });
-  assert.equal(await client.subscribe('default'), b, 'the same board for the same name');
-  assert.equal(client.session, null, 'a stream has no session');
-});
 
 test('stream: ack_resolves_with_rev', async () => {
   const d = await daemon();
@@ -121,31 +98,6 @@ test('stream: error_is_typed', async () => {
   assert.equal(client.state, 'connected', 'a refused board does not end the others');
 });
 
-test('stream: presence, deletion and creation again', async () => {
-  const d = await daemon();
-  await d.put('seen', board(['a']));
-  const { client, rec } = open(d.url);
-  const b = rec.watch(await client.subscribe('seen'));
-  const ws = connect(d.url, { transport: 'websocket' });
-  cleanups.push(() => ws.close());
-  await ws.subscribe('seen');
-  await waitFor(() => b.viewers === 2 && b.following === 2, 5000, `presence 2/2 (have ${b.viewers}/${b.following})`);
-  // follow(false) cannot travel on the stream: the viewer still counts as following.
-  client.follow(false);
-  ws.follow(false);
-  await waitFor(() => b.following === 1, 5000, `one follower (have ${b.following})`);
-  const deleted = [];
-  b.on('deleted', (e) => deleted.push(e));
-  const count = rec.changes.length;
-  await d.remove('seen');
-  await waitFor(() => deleted.length === 1, 5000, 'deleted');
-  assert.equal(b.state, null);
-  await d.put('seen', board(['again']));
-  const again = await rec.change((c, i) => i >= count, 5000, 'the snapshot after deleted');
-  assert.deepEqual([again.resynced, again.reason], [true, 'epoch']);
-  await assertMirror(d, b);
-});
-
 test('stream: the token as Authorization: Bearer, on the stream and the actions', async () => {
   const secret = 'stream-secret with space';
   const reader = 'only-reads';
@@ -169,45 +121,6 @@ test('stream: the token as Authorization: Bearer, on the stream and the actions'
   const denied = await rb.toggle('a').then(() => null, (e) => e);
   assert.ok(denied instanceof FoldError);
   assert.equal(denied.code, 'forbidden');
-});
-
-test('stream: resume_since after the daemon restarts (Last-Event-ID)', async () => {
-  const d = await daemon([]);
-  await d.put('resume', board(['a', 'b', 'c']));
-  const r = await Relay.start(d.port);
-  cleanups.push(() => r.close());
-  const { client, rec } = open(r.url);
-  const b = rec.watch(await client.subscribe('resume'));
-  await b.toggle('a');
-  const before = b.rev;
-  const epoch = b.epoch;
-  const count = rec.changes.length;
-  // The client is cut off; the daemon goes away and comes back on the same
-  // port and store; changes are made; then the client may come back.
-  const from = rec.states.length;
-  await r.pause();
-  await d.kill();
-  await rec.state('disconnected', 5000, from);
-  await d.start();
-  await d.action('resume', { type: 'setTitle', section: 'b', title: 'while away' });
-  await d.action('resume', { type: 'expand', section: 'c' });
-  await d.action('resume', { type: 'moveSection', section: 'c', to: 0 });
-  const back = rec.states.length;
-  await r.resume();
-  await rec.state('connected', 15000, back);
-  await waitFor(() => b.rev === before + 3, 5000, `the board to reach rev ${before + 3} (at ${b.rev})`);
-  const missed = rec.changes.slice(count);
-  assert.deepEqual(missed.map((c) => c.rev), [before + 1, before + 2, before + 3], 'one change per missed rev, in order: no snapshot');
-  assert.ok(missed.every((c) => c.resynced === false && Array.isArray(c.ops) && c.epoch === epoch), JSON.stringify(missed));
-  assert.equal(missed[0].ops[0].value, 'while away');
-  const down = rec.states.find((s, i) => i >= from && s.state === 'disconnected');
-  assert.equal(down.code, null, 'no close code on the stream');
-  assert.ok(down.delay > 0 && down.delay <= 10000);
-  assert.equal(client.transport, 'stream');
-  // And live again.
-  const rev = await b.toggle('b');
-  assert.equal(rev, b.rev);
-  await assertMirror(d, b);
 });
 
 test('stream: a daemon that stops ends the stream; the client comes back on its own', async () => {
