@@ -1,7 +1,8 @@
 // The stream transport (clients/js/stream-transport.js) forced with
 // transport: "stream", against the real daemon: the contract's core cases
 // over Server-Sent Events and POST — acks as revs, remote changes, typed
-// errors, tokens as a bearer header — and a daemon that stops. Subscribe,
+// errors, tokens as a bearer header, a long-lived JWT left alone — and a
+// daemon that stops. Subscribe,
 // resume, resyncs, JWT renewal and presence are in matrix.test.mjs, on both
 // transports.
 
@@ -9,8 +10,8 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { connect, FoldError } from '../../clients/js/foldsync.js';
-import { Daemon, assertMirror, boardDoc as board } from './daemon.mjs';
-import { Recorder } from './recorder.mjs';
+import { Daemon, assertMirror, boardDoc as board, jwtDaemon, sleep } from './daemon.mjs';
+import { Recorder, streamWatcher } from './recorder.mjs';
 
 const cleanups = [];
 after(async () => { for (const c of cleanups.reverse()) await c(); });
@@ -136,4 +137,22 @@ test('stream: a daemon that stops ends the stream; the client comes back on its 
   await rec.change((c) => c.rev === rev, 5000, `rev ${rev} after the restart`);
   await assertMirror(d, b);
   assert.equal(client.transport, 'stream');
+});
+
+test('stream: a JWT a month from its expiry is not renewed now', async () => {
+  const { d, mint } = await jwtDaemon();
+  cleanups.push(() => d.dispose());
+  let asked = 0;
+  const token = () => {
+    asked += 1;
+    return mint({ sub: 'js', iat: Math.floor(Date.now() / 1000), jti: String(asked), exp: Math.floor(Date.now() / 1000) + 30 * 86400, foldsync: { '*': ['read', 'fold'] } });
+  };
+  const watcher = streamWatcher();
+  const { client, rec } = open(d.url, { token, fetch: watcher.fetch });
+  const b = rec.watch(await client.subscribe('default'));
+  await sleep(3000);
+  assert.equal(asked, 1, 'the token function was asked once, at connect');
+  assert.equal(watcher.streams.length, 1, 'one stream, not reopened');
+  assert.equal(await b.toggle('s0'), b.rev);
+  assert.deepEqual(rec.names(), ['connecting', 'connected']);
 });

@@ -49,6 +49,9 @@ const HELLO_TIMEOUT_MS = 10000;
 // RENEW_MIN_MS after the last renewal.
 const RENEW_BEFORE_MS = 60000;
 const RENEW_MIN_MS = 1000;
+// The longest wait a timer takes (2^31 - 1 ms, about 24.8 days): a renewal
+// further away is waited for in steps.
+const TIMER_MAX_MS = 2147483647;
 
 export class Client {
   constructor(url, options = {}) {
@@ -354,8 +357,13 @@ export class Client {
     const left = expires === null ? 0 : expires - Date.now();
     if (left <= 0) return;
     const conn = this.conn;
-    const delay = Math.max(RENEW_MIN_MS, left - Math.min(RENEW_BEFORE_MS, left / 2));
-    this.renewTimer = setTimeout(() => { this.renewTimer = null; this.renewStreams(conn); }, delay);
+    const wait = Math.max(RENEW_MIN_MS, left - Math.min(RENEW_BEFORE_MS, left / 2));
+    const step = wait > TIMER_MAX_MS;
+    this.renewTimer = setTimeout(() => {
+      this.renewTimer = null;
+      if (step) this.scheduleRenewal();
+      else this.renewStreams(conn);
+    }, step ? TIMER_MAX_MS : wait);
   }
 
   async renewStreams(conn) {
