@@ -71,6 +71,97 @@ matrix('subscribe_mirror_equals_get', async (transport) => {
   else assert.equal(client.session, null, 'a stream has no session');
 });
 
+// ---- acks, changes from elsewhere, refusals ----
+
+matrix('ack_resolves_with_rev', async (transport) => {
+  const d = await daemon();
+  const name = `acks-${transport}`;
+  await d.put(name, boardDoc(['a', 'b', 'c'], 'single'));
+  const { client, rec } = open(d.url, transport);
+  const b = rec.watch(await client.subscribe(name));
+  const start = b.rev;
+  for (let i = 1; i <= 5; i++) {
+    let seenAtAck = null;
+    const rev = await b.toggle('b').then((r) => { seenAtAck = rec.changes.map((c) => c.rev); return r; });
+    assert.equal(rev, start + i);
+    assert.deepEqual(seenAtAck, Array.from({ length: i }, (_, k) => start + 1 + k), 'the change for the acked rev came before the ack');
+    assert.equal(b.rev, rev);
+  }
+  assert.equal(b.state.sections[1].expanded, true);
+  // A no-op resolves with the current rev and makes no change.
+  assert.equal(await b.collapse('a'), b.rev);
+  assert.equal(rec.changes.length, 5);
+  // Several at once: each resolves with its own rev, its change seen first.
+  const revs = await Promise.all(['a', 'b', 'c'].map((s) => b.toggle(s).then((r) => {
+    assert.ok(rec.changes.some((c) => c.rev === r), `the change for rev ${r} came before its ack`);
+    return r;
+  })));
+  assert.deepEqual([...revs].sort((x, y) => x - y), [start + 6, start + 7, start + 8]);
+  // An action on a board the client does not watch.
+  const other = `elsewhere-${transport}`;
+  await d.put(other, boardDoc(['x']));
+  assert.equal(await client.act(other, { type: 'expand', section: 'x' }), (await d.board(other)).rev);
+  await assertMirror(d, b);
+});
+
+// Changes made by a WebSocket client (its session is the change's `by`), a
+// stream client and the HTTP API (no `by`) all arrive as ordinary changes.
+matrix('remote_change_applied', async (transport) => {
+  const d = await daemon();
+  const name = `remote-${transport}`;
+  await d.put(name, boardDoc(['a', 'b', 'c']));
+  const { client, rec } = open(d.url, transport);
+  const b = rec.watch(await client.subscribe(name));
+  const ws = open(d.url, 'websocket').client;
+  const fromWs = await (await ws.subscribe(name)).act({ type: 'setTitle', section: 'a', title: 'from elsewhere' });
+  const change = await rec.change((c) => c.rev === fromWs, 5000, `rev ${fromWs}`);
+  assert.equal(change.resynced, false);
+  assert.deepEqual(change.ops, [{ op: 'replace', path: '/sections/0/title', value: 'from elsewhere' }]);
+  assert.equal(change.state.sections[0].title, 'from elsewhere');
+  assert.equal(change.by, ws.session, 'by names the session that made it');
+  const st = open(d.url, 'stream').client;
+  const fromStream = await (await st.subscribe(name)).expand('c');
+  const viaStream = await rec.change((c) => c.rev === fromStream, 5000, `rev ${fromStream}`);
+  assert.equal(viaStream.state.sections[2].expanded, true);
+  assert.equal(viaStream.by, undefined, 'a change made by POST has no by');
+  const fromHttp = await d.action(name, { type: 'expand', section: 'b' });
+  const viaHttp = await rec.change((c) => c.rev === fromHttp, 5000, `rev ${fromHttp}`);
+  assert.equal(viaHttp.state.sections[1].expanded, true);
+  assert.equal(viaHttp.by, undefined);
+  assertConsecutive(rec, 0, fromWs, fromHttp, 'changes from elsewhere');
+  await assertMirror(d, b);
+});
+
+matrix('error_is_typed', async (transport) => {
+  const d = await daemon();
+  const name = `errors-${transport}`;
+  await d.put(name, boardDoc(['s0', 's1']));
+  const { client, rec } = open(d.url, transport);
+  const b = await client.subscribe(name);
+  const err = await b.act({ type: 'setTitle', section: 'no-such-section', title: 'x' }).then(
+    () => assert.fail('an action on a missing section resolved'), (e) => e);
+  assert.ok(err instanceof FoldError, `${err}`);
+  assert.ok(err instanceof Error);
+  assert.equal(err.code, 'not_found');
+  assert.equal(typeof err.message, 'string');
+  assert.ok(err.message.length > 0);
+  assert.equal(err.board, name);
+  const unknown = await b.act({ type: 'fly' }).then(() => null, (e) => e);
+  assert.ok(unknown instanceof FoldError);
+  assert.equal(unknown.code, 'unknown_type');
+  // Still usable: the next action is acknowledged.
+  assert.equal(await b.toggle('s0'), b.rev);
+  assert.equal(client.state, 'connected');
+  assert.deepEqual(rec.errors, []);
+  // A board that does not exist is refused at subscribe; the others go on.
+  const missing = await client.subscribe('nothing-here').then(() => null, (e) => e);
+  assert.ok(missing instanceof FoldError);
+  assert.equal(missing.code, 'not_found');
+  assert.equal(client.state, 'connected');
+  assert.equal(await b.toggle('s1'), b.rev);
+  assert.deepEqual(rec.names(), ['connecting', 'connected']);
+});
+
 // ---- random actions from several clients at once ----
 
 const WRITERS = 3;

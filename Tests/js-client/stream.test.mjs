@@ -1,10 +1,7 @@
 // The stream transport (clients/js/stream-transport.js) forced with
-// transport: "stream", against the real daemon: the contract's core cases
-// over Server-Sent Events and POST — acks as revs, remote changes, typed
-// errors, tokens as a bearer header, a long-lived JWT left alone — and a
-// daemon that stops. Subscribe,
-// resume, resyncs, JWT renewal and presence are in matrix.test.mjs, on both
-// transports.
+// transport: "stream", against the real daemon: tokens as a bearer header,
+// a long-lived JWT left alone, a daemon that stops. The contract's cases
+// that hold on both transports are in matrix.test.mjs.
 
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -29,75 +26,6 @@ function open(url, options = {}) {
   cleanups.push(() => client.close());
   return { client, rec: new Recorder(client) };
 }
-
-test('stream: ack_resolves_with_rev', async () => {
-  const d = await daemon();
-  await d.put('acks', board(['a', 'b', 'c'], 'single'));
-  const { client, rec } = open(d.url);
-  const b = rec.watch(await client.subscribe('acks'));
-  const start = b.rev;
-  for (let i = 1; i <= 5; i++) {
-    let seenAtAck = null;
-    const rev = await b.toggle('b').then((r) => { seenAtAck = rec.changes.map((c) => c.rev); return r; });
-    assert.equal(rev, start + i);
-    assert.deepEqual(seenAtAck, Array.from({ length: i }, (_, k) => start + 1 + k), 'the change for the acked rev came before the ack');
-    assert.equal(b.rev, rev);
-  }
-  // A no-op resolves with the current rev and makes no change.
-  assert.equal(await b.collapse('a'), b.rev);
-  assert.equal(rec.changes.length, 5);
-  // Several at once: each resolves with its own rev, every change seen first.
-  const revs = await Promise.all(['a', 'b', 'c'].map((s) => b.toggle(s)));
-  assert.deepEqual([...revs].sort((x, y) => x - y), [start + 6, start + 7, start + 8]);
-  assert.ok(b.rev >= Math.max(...revs));
-  // An action on a board the client does not watch.
-  await d.put('elsewhere', board(['x']));
-  assert.equal(await client.act('elsewhere', { type: 'expand', section: 'x' }), (await d.board('elsewhere')).rev);
-  await assertMirror(d, b);
-});
-
-test('stream: remote_change_applied', async () => {
-  const d = await daemon();
-  await d.put('remote', board(['a', 'b']));
-  const { client, rec } = open(d.url);
-  const b = rec.watch(await client.subscribe('remote'));
-  // One made on a WebSocket by another client, one over HTTP.
-  const other = connect(d.url, { transport: 'websocket' });
-  cleanups.push(() => other.close());
-  const theirs = await other.subscribe('remote');
-  const rev = await theirs.act({ type: 'setTitle', section: 'a', title: 'from elsewhere' });
-  const change = await rec.change((c) => c.rev === rev, 5000, `rev ${rev}`);
-  assert.equal(change.resynced, false);
-  assert.deepEqual(change.ops, [{ op: 'replace', path: '/sections/0/title', value: 'from elsewhere' }]);
-  assert.equal(change.state.sections[0].title, 'from elsewhere');
-  assert.equal(change.by, other.session);
-  const httpRev = await d.action('remote', { type: 'expand', section: 'b' });
-  const viaHttp = await rec.change((c) => c.rev === httpRev, 5000, `rev ${httpRev}`);
-  assert.equal(viaHttp.state.sections[1].expanded, true);
-  await assertMirror(d, b);
-});
-
-test('stream: error_is_typed', async () => {
-  const d = await daemon();
-  const { client, rec } = open(d.url);
-  const b = await client.subscribe('default');
-  const err = await b.act({ type: 'setTitle', section: 'no-such-section', title: 'x' }).then(
-    () => assert.fail('an action on a missing section resolved'), (e) => e);
-  assert.ok(err instanceof FoldError, `${err}`);
-  assert.equal(err.code, 'not_found');
-  assert.ok(err.message.length > 0);
-  assert.equal(err.board, 'default');
-  const unknown = await b.act({ type: 'fly' }).then(() => null, (e) => e);
-  assert.equal(unknown?.code, 'unknown_type');
-  const rev = await b.toggle('s0');
-  assert.equal(rev, b.rev);
-  assert.equal(client.state, 'connected');
-  assert.deepEqual(rec.errors, []);
-  const missing = await client.subscribe('nothing-here').then(() => null, (e) => e);
-  assert.ok(missing instanceof FoldError);
-  assert.equal(missing.code, 'not_found');
-  assert.equal(client.state, 'connected', 'a refused board does not end the others');
-});
 
 test('stream: the token as Authorization: Bearer, on the stream and the actions', async () => {
   const secret = 'stream-secret with space';
