@@ -420,14 +420,11 @@ matrix('resync_epoch_changed', async (transport) => {
 // ---- presence ----
 
 // Another viewer on each transport joins, then leaves: the library's
-// `viewers` follows. A WebSocket viewer that leaves is counted out at once.
-// A stream reader that leaves is counted out when a write to its socket
-// fails: the daemon does not read the stream's socket, so the first write
-// after the reader went (a heartbeat, or any event) still succeeds and the
-// next one fails; on a quiet board that is the second heartbeat, up to 30 s
-// with the default --stream-heartbeat of 15 s. follow(false) lowers
-// `following` on a WebSocket; on a stream it cannot be said, and the viewer
-// keeps following.
+// `viewers` follows. A WebSocket viewer that leaves is counted out at once;
+// a stream reader that closes its stream, within about a second (the daemon
+// looks at an event stream's socket once a second), on a quiet board too.
+// follow(false) lowers `following` on a WebSocket; on a stream it cannot be
+// said, and the viewer keeps following.
 matrix('presence: viewers seen by the library as others join and leave', async (transport) => {
   const d = await daemon();
   const name = `seen-${transport}`;
@@ -453,7 +450,7 @@ matrix('presence: viewers seen by the library as others join and leave', async (
   ws.client.close();
   await waitFor(() => b.viewers === 2, 2000, () => `the WebSocket viewer left (viewers ${b.viewers})`);
   st.client.close();
-  await waitFor(() => b.viewers === 1, 2 * 15000 + 5000, () => `the stream viewer left, noticed by the daemon's heartbeats (viewers ${b.viewers})`);
+  await waitFor(() => b.viewers === 1, 4000, () => `the stream viewer left (viewers ${b.viewers})`);
   const seen = rec.presence.map((p) => p.viewers);
   for (const n of [1, 2, 3]) assert.ok(seen.includes(n), `viewers ${n} seen: ${seen}`);
   assert.equal(seen.at(-1), 1);
