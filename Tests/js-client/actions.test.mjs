@@ -1,10 +1,11 @@
-// The contract's cases on one connection that stays up: the mirror, acks,
-// typed errors, the helpers, follow and focus. One daemon for the file.
+// The contract's cases on one connection that stays up, over the
+// WebSocket: the helpers, follow and focus. One daemon for the file. The
+// cases that hold on both transports are in matrix.test.mjs.
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect, FoldError } from '../../clients/js/foldsync.js';
-import { Daemon, waitFor } from './daemon.mjs';
+import { Daemon, assertMirror as mirrorEqualsGet, waitFor } from './daemon.mjs';
 import { Recorder } from './recorder.mjs';
 
 let daemon;
@@ -20,85 +21,7 @@ function open() {
 
 const sections = (ids, extra = {}) => ids.map((id) => ({ id, title: id.toUpperCase(), items: ['one', 'two'], expanded: false, ...extra }));
 
-async function assertMirror(board) {
-  const got = await daemon.board(board.name);
-  await waitFor(() => board.rev === got.rev || board.rev > got.rev, 5000, `the mirror to reach rev ${got.rev}`);
-  const now = await daemon.board(board.name);
-  assert.equal(board.rev, now.rev, 'rev');
-  assert.equal(board.epoch, now.epoch, 'epoch');
-  assert.deepStrictEqual(board.state, now.state, 'state');
-}
-
-test('subscribe_mirror_equals_get', async () => {
-  const { client } = open();
-  await daemon.action('default', { type: 'setTitle', section: 's2', title: 'Σ and "quotes"' });
-  const board = await client.subscribe('default');
-  const got = await daemon.board('default');
-  assert.equal(board.name, 'default');
-  assert.deepStrictEqual({ rev: board.rev, epoch: board.epoch, state: board.state }, { rev: got.rev, epoch: got.epoch, state: got.state });
-  assert.equal(await client.subscribe('default'), board, 'the same board for the same name');
-});
-
-test('ack_resolves_with_rev', async () => {
-  await daemon.put('acks', { mode: 'single', sections: sections(['a', 'b', 'c']) });
-  const { client, rec } = open();
-  const board = rec.watch(await client.subscribe('acks'));
-  const start = board.rev;
-  let seenAtAck = null;
-  const rev = await board.toggle('b').then((r) => { seenAtAck = rec.changes.map((c) => c.rev); return r; });
-  assert.equal(rev, start + 1);
-  assert.deepEqual(seenAtAck, [rev], 'the change for the acked rev came before the ack');
-  assert.equal(board.rev, rev);
-  assert.equal(board.state.sections[1].expanded, true);
-  // A no-op is acknowledged with the current rev and makes no change.
-  assert.equal(await board.expand('b'), rev);
-  assert.equal(rec.changes.length, 1);
-  await assertMirror(board);
-});
-
-test('remote_change_applied', async () => {
-  await daemon.put('remote', { mode: 'multi', sections: sections(['a', 'b']) });
-  const { client, rec } = open();
-  const board = rec.watch(await client.subscribe('remote'));
-  const other = open().client;
-  const theirs = await other.subscribe('remote');
-  const rev = await theirs.act({ type: 'setTitle', section: 'a', title: 'from elsewhere' });
-  const change = await rec.change((c) => c.rev === rev, 5000, `rev ${rev}`);
-  assert.equal(change.resynced, false);
-  assert.deepEqual(change.ops, [{ op: 'replace', path: '/sections/0/title', value: 'from elsewhere' }]);
-  assert.equal(change.state.sections[0].title, 'from elsewhere');
-  assert.equal(change.by, other.session, 'by names the session that made it');
-  // And one made over HTTP.
-  const httpRev = await daemon.action('remote', { type: 'expand', section: 'b' });
-  const viaHttp = await rec.change((c) => c.rev === httpRev, 5000, `rev ${httpRev}`);
-  assert.equal(viaHttp.state.sections[1].expanded, true);
-  assert.equal(viaHttp.by, undefined);
-  await assertMirror(board);
-});
-
-test('error_is_typed', async () => {
-  const { client, rec } = open();
-  const board = await client.subscribe('default');
-  const err = await board.act({ type: 'setTitle', section: 'no-such-section', title: 'x' }).then(
-    () => assert.fail('an action on a missing section resolved'), (e) => e);
-  assert.ok(err instanceof FoldError, `${err}`);
-  assert.ok(err instanceof Error);
-  assert.equal(err.code, 'not_found');
-  assert.equal(typeof err.message, 'string');
-  assert.ok(err.message.length > 0);
-  assert.equal(err.board, 'default');
-  const bad = await board.toggle('').then(() => null, (e) => e);
-  assert.ok(bad instanceof FoldError && typeof bad.code === 'string', 'another refusal is typed too');
-  // Still usable: the next action is acknowledged.
-  const rev = await board.toggle('s0');
-  assert.equal(rev, board.rev);
-  assert.equal(client.state, 'connected');
-  assert.deepEqual(rec.errors, []);
-  // A board that does not exist is refused at subscribe.
-  const missing = await client.subscribe('nothing-here').then(() => null, (e) => e);
-  assert.ok(missing instanceof FoldError);
-  assert.equal(missing.code, 'not_found');
-});
+const assertMirror = (board) => mirrorEqualsGet(daemon, board);
 
 test('helpers', async () => {
   await daemon.put('helpers', { mode: 'multi', sections: sections(['a', 'b', 'c']) });

@@ -8,7 +8,7 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect } from '../../clients/js/foldsync.js';
-import { Daemon, sleep, waitFor } from './daemon.mjs';
+import { Daemon, assertMirror, boardDoc as board, sleep, waitFor } from './daemon.mjs';
 import { Relay } from './relay.mjs';
 import { Recorder } from './recorder.mjs';
 
@@ -29,14 +29,6 @@ function open(url, options) {
   const switches = [];
   client.on('transport', (t) => switches.push(t));
   return { client, rec, switches };
-}
-const board = (ids) => ({ mode: 'multi', sections: ids.map((id) => ({ id, title: id, items: ['x'], expanded: false })) });
-
-async function assertMirror(d, b) {
-  const got = await d.board(b.name);
-  await waitFor(() => b.rev >= got.rev, 5000, `the mirror to reach rev ${got.rev} (at ${b.rev})`);
-  const now = await d.board(b.name);
-  assert.deepStrictEqual({ rev: b.rev, epoch: b.epoch, state: b.state }, { rev: now.rev, epoch: now.epoch, state: now.state });
 }
 
 test('auto: falls back to the stream when WebSocket upgrades fail, keeps syncing, and switches back', async () => {

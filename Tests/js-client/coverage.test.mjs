@@ -1,5 +1,6 @@
 // Every case of the client contract (clients/contract/cases.json) has a
-// test of exactly its id in this folder; and every name foldsync.js exports
+// test of exactly its id in this folder (a `matrix` case of matrix.test.mjs
+// is one test per transport, named ID [transport]); and every name foldsync.js exports
 // is declared in foldsync.d.ts (no TypeScript compiler here: the .d.ts text
 // is read for its `export` declarations).
 
@@ -16,7 +17,7 @@ test('every contract case has a test named after its id', () => {
   assert.ok(ids.length >= 10, 'cases.json has too few cases');
   const names = new Set();
   for (const file of readdirSync(here).filter((f) => f.endsWith('.test.mjs'))) {
-    for (const m of read(file).matchAll(/\btest\(\s*(['"`])([^'"`]+)\1/g)) names.add(m[2]);
+    for (const m of read(file).matchAll(/\b(?:test|matrix)\(\s*(['"`])([^'"`]+)\1/g)) names.add(m[2]);
   }
   const missing = ids.filter((id) => !names.has(id));
   assert.deepEqual(missing, [], `contract cases without a test in Tests/js-client: ${missing.join(', ')}`);

@@ -1,10 +1,14 @@
 // The real foldsyncd under test: $FOLDSYNCD, else .build/debug/foldsyncd at
 // the repository's root; a fresh temporary store each; port 0 (its log names
 // the port it picked), or a given one to come back on after a kill. Every
-// daemon a test file starts is killed when the file's process exits.
+// daemon a test file starts is killed when the file's process exits. And
+// what tests share about it: board documents, the mirror held to GET, a
+// daemon that takes JWTs, a seeded random source.
 
+import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { accessSync, constants, mkdtempSync, rmSync } from 'node:fs';
+import { createHmac, randomBytes } from 'node:crypto';
+import { accessSync, constants, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -132,4 +136,50 @@ export class Daemon {
     const r = await this.request('DELETE', `/api/boards/${name}`, undefined, token);
     if (r.status !== 204) throw new Error(`DELETE ${name}: ${r.status}`);
   }
+}
+
+// ---- what the tests put on boards and check against the daemon ----
+
+// A board document: sections with these ids, folded, two items each.
+export function boardDoc(ids, mode = 'multi') {
+  return { mode, sections: ids.map((id) => ({ id, title: id.toUpperCase(), items: ['one', 'two'], expanded: false })) };
+}
+
+// The mirror's promise: once the board has caught up with the daemon, its
+// state, rev and epoch equal GET /api/boards/NAME.
+export async function assertMirror(d, board, token) {
+  const got = await d.board(board.name, token);
+  await waitFor(() => board.rev >= got.rev, 5000, () => `the mirror of '${board.name}' to reach rev ${got.rev} (at ${board.rev})`);
+  const now = await d.board(board.name, token);
+  assert.deepStrictEqual({ rev: board.rev, epoch: board.epoch, state: board.state }, { rev: now.rev, epoch: now.epoch, state: now.state },
+    `the mirror of '${board.name}' equals GET`);
+}
+
+// A daemon that accepts JWTs signed with an HS256 secret of its own;
+// `mint(claims)` signs one.
+export async function jwtDaemon(args = []) {
+  const d = new Daemon();
+  const secret = randomBytes(24).toString('hex');   // 48 bytes
+  const keyFile = join(d.dir, 'jwt.key');
+  writeFileSync(keyFile, secret, { mode: 0o600 });
+  d.args = ['--jwt-key', `HS256:${keyFile}`, ...args];
+  await d.start();
+  const b64url = (v) => Buffer.from(JSON.stringify(v)).toString('base64url');
+  const mint = (claims) => {
+    const head = `${b64url({ alg: 'HS256', typ: 'JWT' })}.${b64url(claims)}`;
+    return `${head}.${createHmac('sha256', secret).update(head).digest('base64url')}`;
+  };
+  return { d, mint };
+}
+
+// mulberry32: small, seedable, good enough to pick actions.
+export function seededRandom(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
 }

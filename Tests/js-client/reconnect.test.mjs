@@ -1,13 +1,14 @@
-// The contract's cases about the connection's life: states, reconnection
-// after the daemon goes away, resume with `since`, resyncs. The daemon is
-// killed and started again on the same port and store; for "while the
-// client was away" a relay (relay.mjs) cuts the client off while the
-// daemon stays up, so changes can be made before the client comes back.
+// The contract's cases about the connection's life on the WebSocket:
+// states, reconnection after the daemon goes away, the `pruned` resync. The
+// daemon is killed and started again on the same port and store; for
+// "while the client was away" a relay (relay.mjs) cuts the client off while
+// the daemon stays up, so changes can be made before the client comes back.
+// Resume and the `epoch` resync are in matrix.test.mjs, on both transports.
 
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect, backoffDelay, FoldError } from '../../clients/js/foldsync.js';
-import { Daemon, sleep, waitFor } from './daemon.mjs';
+import { Daemon, assertMirror, boardDoc as board, sleep, waitFor } from './daemon.mjs';
 import { Relay } from './relay.mjs';
 import { Recorder } from './recorder.mjs';
 
@@ -28,12 +29,6 @@ function open(url, options) {
   const client = connect(url, options);
   cleanups.push(() => client.close());
   return { client, rec: new Recorder(client) };
-}
-const board = (ids) => ({ mode: 'multi', sections: ids.map((id) => ({ id, title: id, items: ['x'], expanded: false })) });
-
-async function assertMirror(d, b) {
-  const got = await d.board(b.name);
-  assert.deepStrictEqual({ rev: b.rev, epoch: b.epoch, state: b.state }, { rev: got.rev, epoch: got.epoch, state: got.state });
 }
 
 // Cuts the client off, runs `meanwhile` against the daemon, lets it back.
@@ -107,61 +102,6 @@ test('reconnect_with_backoff', async () => {
   const next = await rec.state('disconnected', 5000, again);
   assert.equal(rec.states[next].delay, backoffDelay(0, () => 0.5));
   assert.equal(rec.states[next].code, 1001, 'a daemon shutting down closes with 1001');
-});
-
-test('resume_since', async () => {
-  const d = await daemon();
-  await d.put('resume', board(['a', 'b', 'c']));
-  const r = await relay(d);
-  const { client, rec } = open(r.url);
-  const b = rec.watch(await client.subscribe('resume'));
-  await b.toggle('a');
-  const before = b.rev;
-  const epoch = b.epoch;
-  const count = rec.changes.length;
-  await away(r, rec, async () => {
-    await d.action('resume', { type: 'setTitle', section: 'b', title: 'while away' });
-    await d.action('resume', { type: 'expand', section: 'c' });
-    await d.action('resume', { type: 'moveSection', section: 'c', to: 0 });
-  });
-  await waitFor(() => b.rev === before + 3, 5000, `the board to reach rev ${before + 3} (at ${b.rev})`);
-  const missed = rec.changes.slice(count);
-  assert.deepEqual(missed.map((c) => c.rev), [before + 1, before + 2, before + 3], 'one change per missed rev, in order');
-  assert.ok(missed.every((c) => c.resynced === false && Array.isArray(c.ops) && c.epoch === epoch), JSON.stringify(missed));
-  assert.equal(missed[0].ops[0].value, 'while away');
-  await assertMirror(d, b);
-});
-
-test('resync_epoch_changed', async () => {
-  const d = await daemon();
-  await d.put('epochs', board(['a', 'b']));
-  const r = await relay(d);
-  const { client, rec } = open(r.url);
-  const b = rec.watch(await client.subscribe('epochs'));
-  const deleted = [];
-  b.on('deleted', (e) => deleted.push(e));
-  const oldEpoch = b.epoch;
-  let count = rec.changes.length;
-  await away(r, rec, async () => {
-    await d.remove('epochs');
-    await d.put('epochs', board(['new']));
-  });
-  const change = await rec.change((c, i) => i >= count, 5000, 'the resync');
-  assert.equal(change.resynced, true);
-  assert.equal(change.reason, 'epoch');
-  assert.notEqual(change.epoch, oldEpoch);
-  assert.deepEqual(change.state.sections.map((s) => s.id), ['new']);
-  assert.equal(rec.changes.length, count + 1, 'one change: the resync');
-  await assertMirror(d, b);
-  // Deleted and created again while connected: `deleted`, then a resync named epoch too.
-  count = rec.changes.length;
-  await d.remove('epochs');
-  await waitFor(() => deleted.length === 1, 5000, 'deleted');
-  assert.equal(b.state, null);
-  await d.put('epochs', board(['again']));
-  const again = await rec.change((c, i) => i >= count, 5000, 'the snapshot after deleted');
-  assert.deepEqual([again.resynced, again.reason], [true, 'epoch']);
-  await assertMirror(d, b);
 });
 
 // Not a contract case of its own: the third resync reason the client can tell.

@@ -14,4 +14,8 @@ fi
 # a flag it no longer knows only from version 23 on, so ask rather than guess).
 flags=()
 if ! node -e 'process.exit(typeof WebSocket === "function" ? 0 : 1)'; then flags+=(--experimental-websocket); fi
-exec node "${flags[@]}" --test Tests/js-client/
+# Files run side by side (at least two at once, whatever the cores): most of
+# their time is spent waiting on the daemon, and quiet.test.mjs waits three
+# minutes on its own.
+jobs=$(( $(nproc) > 2 ? $(nproc) : 2 ))
+exec node "${flags[@]}" --test --test-concurrency="$jobs" Tests/js-client/

@@ -1,16 +1,14 @@
 // The stream transport (clients/js/stream-transport.js) forced with
-// transport: "stream", against the real daemon: the contract's core cases
-// over Server-Sent Events and POST — the mirror, acks as revs, remote
-// changes, typed errors, presence, tokens as a bearer header — and resume
-// with Last-Event-ID after the daemon restarts.
+// transport: "stream", against the real daemon: tokens as a bearer header,
+// a long-lived JWT left alone, a daemon that stops. The contract's cases
+// that hold on both transports are in matrix.test.mjs.
 
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { connect, FoldError } from '../../clients/js/foldsync.js';
-import { Daemon, waitFor } from './daemon.mjs';
-import { Relay } from './relay.mjs';
-import { Recorder } from './recorder.mjs';
+import { Daemon, assertMirror, boardDoc as board, jwtDaemon, sleep } from './daemon.mjs';
+import { Recorder, streamWatcher } from './recorder.mjs';
 
 const cleanups = [];
 after(async () => { for (const c of cleanups.reverse()) await c(); });
@@ -28,123 +26,6 @@ function open(url, options = {}) {
   cleanups.push(() => client.close());
   return { client, rec: new Recorder(client) };
 }
-const sections = (ids) => ids.map((id) => ({ id, title: id.toUpperCase(), items: ['one', 'two'], expanded: false }));
-const board = (ids, mode = 'multi') => ({ mode, sections: sections(ids) });
-
-async function assertMirror(d, b, token) {
-  const got = await d.board(b.name, token);
-  await waitFor(() => b.rev >= got.rev, 5000, `the mirror to reach rev ${got.rev} (at ${b.rev})`);
-  const now = await d.board(b.name, token);
-  assert.deepStrictEqual({ rev: b.rev, epoch: b.epoch, state: b.state }, { rev: now.rev, epoch: now.epoch, state: now.state });
-}
-
-test('stream: subscribe_mirror_equals_get', async () => {
-  const d = await daemon();
-  await d.action('default', { type: 'setTitle', section: 's2', title: 'Σ and "quotes"\nand a newline' });
-  const { client, rec } = open(d.url);
-  assert.equal(client.transport, 'stream');
-  const b = await client.subscribe('default');
-  assert.equal(client.state, 'connected');
-  assert.deepEqual(rec.names(), ['connecting', 'connected']);
-  const got = await d.board('default');
-  assert.deepStrictEqual({ rev: b.rev, epoch: b.epoch, state: b.state }, { rev: got.rev, epoch: got.epoch, state: got.state });
-  assert.equal(await client.subscribe('default'), b, 'the same board for the same name');
-  assert.equal(client.session, null, 'a stream has no session');
-});
-
-test('stream: ack_resolves_with_rev', async () => {
-  const d = await daemon();
-  await d.put('acks', board(['a', 'b', 'c'], 'single'));
-  const { client, rec } = open(d.url);
-  const b = rec.watch(await client.subscribe('acks'));
-  const start = b.rev;
-  for (let i = 1; i <= 5; i++) {
-    let seenAtAck = null;
-    const rev = await b.toggle('b').then((r) => { seenAtAck = rec.changes.map((c) => c.rev); return r; });
-    assert.equal(rev, start + i);
-    assert.deepEqual(seenAtAck, Array.from({ length: i }, (_, k) => start + 1 + k), 'the change for the acked rev came before the ack');
-    assert.equal(b.rev, rev);
-  }
-  // A no-op resolves with the current rev and makes no change.
-  assert.equal(await b.collapse('a'), b.rev);
-  assert.equal(rec.changes.length, 5);
-  // Several at once: each resolves with its own rev, every change seen first.
-  const revs = await Promise.all(['a', 'b', 'c'].map((s) => b.toggle(s)));
-  assert.deepEqual([...revs].sort((x, y) => x - y), [start + 6, start + 7, start + 8]);
-  assert.ok(b.rev >= Math.max(...revs));
-  // An action on a board the client does not watch.
-  await d.put('elsewhere', board(['x']));
-  assert.equal(await client.act('elsewhere', { type: 'expand', section: 'x' }), (await d.board('elsewhere')).rev);
-  await assertMirror(d, b);
-});
-
-test('stream: remote_change_applied', async () => {
-  const d = await daemon();
-  await d.put('remote', board(['a', 'b']));
-  const { client, rec } = open(d.url);
-  const b = rec.watch(await client.subscribe('remote'));
-  // One made on a WebSocket by another client, one over HTTP.
-  const other = connect(d.url, { transport: 'websocket' });
-  cleanups.push(() => other.close());
-  const theirs = await other.subscribe('remote');
-  const rev = await theirs.act({ type: 'setTitle', section: 'a', title: 'from elsewhere' });
-  const change = await rec.change((c) => c.rev === rev, 5000, `rev ${rev}`);
-  assert.equal(change.resynced, false);
-  assert.deepEqual(change.ops, [{ op: 'replace', path: '/sections/0/title', value: 'from elsewhere' }]);
-  assert.equal(change.state.sections[0].title, 'from elsewhere');
-  assert.equal(change.by, other.session);
-  const httpRev = await d.action('remote', { type: 'expand', section: 'b' });
-  const viaHttp = await rec.change((c) => c.rev === httpRev, 5000, `rev ${httpRev}`);
-  assert.equal(viaHttp.state.sections[1].expanded, true);
-  await assertMirror(d, b);
-});
-
-test('stream: error_is_typed', async () => {
-  const d = await daemon();
-  const { client, rec } = open(d.url);
-  const b = await client.subscribe('default');
-  const err = await b.act({ type: 'setTitle', section: 'no-such-section', title: 'x' }).then(
-    () => assert.fail('an action on a missing section resolved'), (e) => e);
-  assert.ok(err instanceof FoldError, `${err}`);
-  assert.equal(err.code, 'not_found');
-  assert.ok(err.message.length > 0);
-  assert.equal(err.board, 'default');
-  const unknown = await b.act({ type: 'fly' }).then(() => null, (e) => e);
-  assert.equal(unknown?.code, 'unknown_type');
-  const rev = await b.toggle('s0');
-  assert.equal(rev, b.rev);
-  assert.equal(client.state, 'connected');
-  assert.deepEqual(rec.errors, []);
-  const missing = await client.subscribe('nothing-here').then(() => null, (e) => e);
-  assert.ok(missing instanceof FoldError);
-  assert.equal(missing.code, 'not_found');
-  assert.equal(client.state, 'connected', 'a refused board does not end the others');
-});
-
-test('stream: presence, deletion and creation again', async () => {
-  const d = await daemon();
-  await d.put('seen', board(['a']));
-  const { client, rec } = open(d.url);
-  const b = rec.watch(await client.subscribe('seen'));
-  const ws = connect(d.url, { transport: 'websocket' });
-  cleanups.push(() => ws.close());
-  await ws.subscribe('seen');
-  await waitFor(() => b.viewers === 2 && b.following === 2, 5000, `presence 2/2 (have ${b.viewers}/${b.following})`);
-  // follow(false) cannot travel on the stream: the viewer still counts as following.
-  client.follow(false);
-  ws.follow(false);
-  await waitFor(() => b.following === 1, 5000, `one follower (have ${b.following})`);
-  const deleted = [];
-  b.on('deleted', (e) => deleted.push(e));
-  const count = rec.changes.length;
-  await d.remove('seen');
-  await waitFor(() => deleted.length === 1, 5000, 'deleted');
-  assert.equal(b.state, null);
-  await d.put('seen', board(['again']));
-  const again = await rec.change((c, i) => i >= count, 5000, 'the snapshot after deleted');
-  assert.deepEqual([again.resynced, again.reason], [true, 'epoch']);
-  await assertMirror(d, b);
-});
 
 test('stream: the token as Authorization: Bearer, on the stream and the actions', async () => {
   const secret = 'stream-secret with space';
@@ -171,45 +52,6 @@ test('stream: the token as Authorization: Bearer, on the stream and the actions'
   assert.equal(denied.code, 'forbidden');
 });
 
-test('stream: resume_since after the daemon restarts (Last-Event-ID)', async () => {
-  const d = await daemon([]);
-  await d.put('resume', board(['a', 'b', 'c']));
-  const r = await Relay.start(d.port);
-  cleanups.push(() => r.close());
-  const { client, rec } = open(r.url);
-  const b = rec.watch(await client.subscribe('resume'));
-  await b.toggle('a');
-  const before = b.rev;
-  const epoch = b.epoch;
-  const count = rec.changes.length;
-  // The client is cut off; the daemon goes away and comes back on the same
-  // port and store; changes are made; then the client may come back.
-  const from = rec.states.length;
-  await r.pause();
-  await d.kill();
-  await rec.state('disconnected', 5000, from);
-  await d.start();
-  await d.action('resume', { type: 'setTitle', section: 'b', title: 'while away' });
-  await d.action('resume', { type: 'expand', section: 'c' });
-  await d.action('resume', { type: 'moveSection', section: 'c', to: 0 });
-  const back = rec.states.length;
-  await r.resume();
-  await rec.state('connected', 15000, back);
-  await waitFor(() => b.rev === before + 3, 5000, `the board to reach rev ${before + 3} (at ${b.rev})`);
-  const missed = rec.changes.slice(count);
-  assert.deepEqual(missed.map((c) => c.rev), [before + 1, before + 2, before + 3], 'one change per missed rev, in order: no snapshot');
-  assert.ok(missed.every((c) => c.resynced === false && Array.isArray(c.ops) && c.epoch === epoch), JSON.stringify(missed));
-  assert.equal(missed[0].ops[0].value, 'while away');
-  const down = rec.states.find((s, i) => i >= from && s.state === 'disconnected');
-  assert.equal(down.code, null, 'no close code on the stream');
-  assert.ok(down.delay > 0 && down.delay <= 10000);
-  assert.equal(client.transport, 'stream');
-  // And live again.
-  const rev = await b.toggle('b');
-  assert.equal(rev, b.rev);
-  await assertMirror(d, b);
-});
-
 test('stream: a daemon that stops ends the stream; the client comes back on its own', async () => {
   const d = await daemon([]);
   const { client, rec } = open(d.url);
@@ -223,4 +65,22 @@ test('stream: a daemon that stops ends the stream; the client comes back on its 
   await rec.change((c) => c.rev === rev, 5000, `rev ${rev} after the restart`);
   await assertMirror(d, b);
   assert.equal(client.transport, 'stream');
+});
+
+test('stream: a JWT a month from its expiry is not renewed now', async () => {
+  const { d, mint } = await jwtDaemon();
+  cleanups.push(() => d.dispose());
+  let asked = 0;
+  const token = () => {
+    asked += 1;
+    return mint({ sub: 'js', iat: Math.floor(Date.now() / 1000), jti: String(asked), exp: Math.floor(Date.now() / 1000) + 30 * 86400, foldsync: { '*': ['read', 'fold'] } });
+  };
+  const watcher = streamWatcher();
+  const { client, rec } = open(d.url, { token, fetch: watcher.fetch });
+  const b = rec.watch(await client.subscribe('default'));
+  await sleep(3000);
+  assert.equal(asked, 1, 'the token function was asked once, at connect');
+  assert.equal(watcher.streams.length, 1, 'one stream, not reopened');
+  assert.equal(await b.toggle('s0'), b.rev);
+  assert.deepEqual(rec.names(), ['connecting', 'connected']);
 });

@@ -1,12 +1,11 @@
-// The contract's token cases: a static token as a value or as a function
-// (asked at every connect), and a JWT renewed in band on `authExpiring`.
+// The contract's token case: a static token as a value or as a function
+// (asked at every connect). A JWT renewed before it expires is
+// token_refreshed_on_auth_expiring in matrix.test.mjs, on both transports.
 
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { createHmac, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { connect, FoldError } from '../../clients/js/foldsync.js';
 import { Daemon, daemonPath, sleep, waitFor } from './daemon.mjs';
 import { Relay } from './relay.mjs';
@@ -73,42 +72,3 @@ test('token_value_and_function', async () => {
   assert.equal(wrong.rec.errors[0].code, 'forbidden');
 });
 
-const b64url = (v) => Buffer.from(typeof v === 'string' ? v : JSON.stringify(v)).toString('base64url');
-function jwt(secret, claims) {
-  const head = `${b64url({ alg: 'HS256', typ: 'JWT' })}.${b64url(claims)}`;
-  return `${head}.${createHmac('sha256', secret).update(head).digest('base64url')}`;
-}
-
-test('token_refreshed_on_auth_expiring', async () => {
-  const d0 = new Daemon();
-  const secret = randomBytes(24).toString('hex');   // 48 bytes
-  const keyFile = join(d0.dir, 'jwt.key');
-  writeFileSync(keyFile, secret, { mode: 0o600 });
-  // No leeway: without the renewal the first token would end the connection at 4 s.
-  const d = new Daemon(['--jwt-key', `HS256:${keyFile}`, '--jwt-refresh-before', '2', '--jwt-leeway', '0']);
-  cleanups.push(() => d.dispose(), () => d0.dispose());
-  try {
-    await d.start();
-  } catch (e) {
-    throw new Error(`this foldsyncd (${daemonPath()}) does not support JWTs yet: it refused --jwt-key/--jwt-refresh-before, `
-      + `so authExpiring cannot be tested; the case passes once the daemon has JWT support.\n${e.message}`);
-  }
-  let calls = 0;
-  const token = () => {
-    calls += 1;
-    return jwt(secret, { sub: 'js', exp: Math.floor(Date.now() / 1000) + 4, foldsync: { '*': ['read', 'fold', 'edit', 'admin'] } });
-  };
-  const { client, rec } = open(d.url, { token });
-  const b = await client.subscribe('default');
-  const connectedAt = await rec.state('connected', 5000);
-  assert.equal(rec.authenticated[0]?.name, 'js');
-  assert.equal(typeof rec.authenticated[0].expires, 'number', 'authenticated carries expires');
-  const expiring = [];
-  client.on('authExpiring', (e) => expiring.push(e));
-  await sleep(7000);   // past the first token's expiry (4 s) and then some
-  assert.ok(expiring.length >= 1, 'the daemon sent authExpiring');
-  assert.ok(calls >= 2, `the token function was called ${calls} time(s)`);
-  assert.deepEqual(rec.names().slice(connectedAt), ['connected'], `the connection outlived the first token: ${rec.names()}`);
-  assert.ok(rec.authenticated.length >= 2, 'the renewed token was accepted');
-  assert.equal(await b.toggle('s0'), b.rev);
-});

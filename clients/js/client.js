@@ -26,7 +26,7 @@ import { Board } from './board.js';
 import { Emitter } from './emitter.js';
 import { FoldError } from './fold-error.js';
 import { backoffDelay } from './backoff.js';
-import { resolveToken } from './token.js';
+import { jwtExpiry, resolveToken } from './token.js';
 import { apiBase, getJSON, httpAnswers } from './http.js';
 import { websocketTransport } from './websocket-transport.js';
 import { streamTransport } from './stream-transport.js';
@@ -42,6 +42,16 @@ export const WEBSOCKET_RETRY_MS = 60000;
 // An attempt that has not been greeted (`hello`) by then is given up and
 // retried: a host that swallows packets would otherwise hold it for minutes.
 const HELLO_TIMEOUT_MS = 10000;
+
+// On the stream the daemon sends no authExpiring: the client renews a JWT
+// itself, half its remaining life before its `exp` and at most this long
+// before (the daemon's default warning), and never sooner than
+// RENEW_MIN_MS after the last renewal.
+const RENEW_BEFORE_MS = 60000;
+const RENEW_MIN_MS = 1000;
+// The longest wait a timer takes (2^31 - 1 ms, about 24.8 days): a renewal
+// further away is waited for in steps.
+const TIMER_MAX_MS = 2147483647;
 
 export class Client {
   constructor(url, options = {}) {
@@ -86,6 +96,7 @@ export class Client {
     this.conn = null;
     this.timer = null;
     this.helloTimer = null;
+    this.renewTimer = null;     // the stream's next JWT renewal
     this.current = { state: 'connecting' };
     this.viewSent = null;       // the last `view` asked for, re-sent on every connection
     this.token = null;          // the token of the current connection (for HTTP)
@@ -160,6 +171,7 @@ export class Client {
     if (this.state === 'closed') return;
     clearTimeout(this.timer);
     clearTimeout(this.helloTimer);
+    clearTimeout(this.renewTimer);
     this.timer = null;
     this.attempt = 0;
     const conn = this.conn;
@@ -173,12 +185,21 @@ export class Client {
     this.connectNow();
   }
 
-  /** Sends a new token on the open connection (a WebSocket's `auth` message); false when there is no connection. */
+  /**
+   * Hands a new token to the open connection; false when there is none. A
+   * WebSocket sends it as an `auth` message; the stream reopens every
+   * board's event stream with it, each resuming at its last rev (an open
+   * stream keeps the token it was opened with, and ends when that expires).
+   */
   authenticate(token) {
     if (!this.conn || typeof token !== 'string' || token === '') return false;
     if (!this.conn.authenticate(token)) return false;
     this.token = token;
     this.seq += 1;
+    if (this.impl === streamTransport && this.connected) {
+      for (const board of this.boards.values()) this.send(board.subscribeMessage(this.seq + 1));
+      this.scheduleRenewal();
+    }
     return true;
   }
 
@@ -188,6 +209,7 @@ export class Client {
     this.generation += 1;
     clearTimeout(this.timer);
     clearTimeout(this.helloTimer);
+    clearTimeout(this.renewTimer);
     this.timer = null;
     clearTimeout(this.upgradeTimer);
     if (this.probe) this.probe.close();
@@ -243,6 +265,7 @@ export class Client {
 
   ended({ code, reason, opened }) {
     clearTimeout(this.helloTimer);
+    clearTimeout(this.renewTimer);
     if (this.impl === websocketTransport && !this.greeted) this.socketFailed = true;
     this.generation += 1;   // nothing more from this connection
     this.conn = null;
@@ -319,6 +342,41 @@ export class Client {
     // `view` first, so presence never counts us following for a moment.
     if (this.viewSent) this.send(this.viewSent);
     for (const board of this.boards.values()) this.send(board.subscribeMessage(this.seq + 1));
+    this.scheduleRenewal();
+  }
+
+  // The stream's renewal of a JWT (there is no authExpiring on it): the
+  // token function is asked before the token expires, and a new token
+  // reopens the streams (authenticate). A function with nothing new leaves
+  // the streams to end at the expiry; the reconnect then asks it again.
+  scheduleRenewal() {
+    clearTimeout(this.renewTimer);
+    this.renewTimer = null;
+    if (this.impl !== streamTransport || typeof this.options.token !== 'function' || !this.connected || !this.conn) return;
+    const expires = jwtExpiry(this.token);
+    const left = expires === null ? 0 : expires - Date.now();
+    if (left <= 0) return;
+    const conn = this.conn;
+    const wait = Math.max(RENEW_MIN_MS, left - Math.min(RENEW_BEFORE_MS, left / 2));
+    const step = wait > TIMER_MAX_MS;
+    this.renewTimer = setTimeout(() => {
+      this.renewTimer = null;
+      if (step) this.scheduleRenewal();
+      else this.renewStreams(conn);
+    }, step ? TIMER_MAX_MS : wait);
+  }
+
+  async renewStreams(conn) {
+    if (this.conn !== conn || this.impl !== streamTransport) return;
+    let token;
+    try {
+      token = await resolveToken(this.options.token);
+    } catch (e) {
+      if (this.conn === conn) this.events.emit('error', new FoldError('forbidden', `the token function failed: ${e.message}`));
+      return;
+    }
+    if (this.conn !== conn || token === null || token === this.token) return;
+    this.authenticate(token);
   }
 
   async refreshToken(m) {

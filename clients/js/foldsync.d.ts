@@ -30,7 +30,7 @@ export type JsonPatchOperation =
 
 // ---- options and events ----
 
-/** A token: a string, or a function returning one (or a promise of one), asked at every connect and on authExpiring. null/undefined: no token. */
+/** A token: a string, or a function returning one (or a promise of one), asked at every connect, on authExpiring, and on the stream before a JWT's exp. null/undefined: no token. */
 export type Token = string | null | undefined | (() => string | null | undefined | Promise<string | null | undefined>);
 
 export interface ConnectOptions {
@@ -188,7 +188,7 @@ export declare class Client {
   history(board: string, query?: HistoryQuery): Promise<HistoryPage>;
   /** Drops the connection (pending actions reject with `disconnected`) and connects at once, asking the token again; resets the backoff. */
   reconnect(): void;
-  /** Sends a new token on the open connection (`auth` on a WebSocket); false when there is none. */
+  /** Hands a new token to the open connection (`auth` on a WebSocket; on the stream every board's stream is reopened with it, resuming at its last rev); false when there is none. */
   authenticate(token: string): boolean;
   /** Sends one protocol message as it is (no id, no answer matched); false when not connected. For applications that keep their own copy of a board. */
   send(message: { type: string; [field: string]: unknown }): boolean;

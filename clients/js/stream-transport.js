@@ -20,8 +20,10 @@
 // Any stream that ends or fails ends the whole connection: the client
 // reconnects with its backoff and resumes every board with `since`, which
 // travels as `Last-Event-ID`. Not carried: `view` (a stream always counts
-// as following), `authenticated` and `authExpiring` (no conversation); a
-// JWT that expires ends the stream, and the reconnect asks for a new one.
+// as following), `authenticated` and `authExpiring` (no conversation): the
+// client renews a JWT before its `exp` and reopens each stream with the new
+// token, resuming at its last rev; a JWT that does expire ends the stream,
+// and the reconnect asks for a new one.
 //
 // The token goes as `Authorization: Bearer` on every request (fetch can set
 // it; EventSource could not, which is why the stream is read by hand).
@@ -85,13 +87,14 @@ export const streamTransport = {
       held.push(h);
     };
 
-    const closeStream = (board) => {
+    // Reopening a board's stream (a new token) keeps its acks waiting for their revs on the new one.
+    const closeStream = (board, reopening = false) => {
       const s = streams.get(board);
       if (!s) return;
       streams.delete(board);
       clearTimeout(s.idle);
       s.ctl.abort();
-      releaseHeld((h) => h.board === board);
+      if (!reopening) releaseHeld((h) => h.board === board);
     };
 
     const deliver = (board, s, event) => {
@@ -113,7 +116,7 @@ export const streamTransport = {
     };
 
     const openStream = (board, since) => {
-      closeStream(board);
+      closeStream(board, true);
       const s = { ctl: new AbortController(), rev: since ? since.rev : null, idle: null };
       streams.set(board, s);
       const current = () => !done && streams.get(board) === s;
@@ -196,7 +199,8 @@ export const streamTransport = {
             return post(message);
         }
       },
-      // Used from the next request on; the open streams keep the token they were opened with.
+      // Used from the next request on; an open stream keeps the token it was
+      // opened with until the client reopens it (a subscribe with since).
       authenticate(fresh) { token = fresh; return true; },
       close() {
         if (done) return;
