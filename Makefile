@@ -114,7 +114,7 @@ fuzz:
 bench-core:
 	Tests/bench/core/run.sh
 
-# Viewers that vanish at scale (issue 28): 3 daemons on one PostgreSQL, 19,000
+# Viewers that vanish at scale: 3 daemons on one PostgreSQL, 19,000
 # quiet viewers each from three foldsync-bench processes, then changes: no
 # connection may end without a close frame, none may miss a change, and the
 # close reasons in /metrics must add up (release build, about 3 minutes).

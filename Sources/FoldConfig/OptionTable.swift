@@ -105,7 +105,8 @@ public enum OptionTable {
 
     /// Keys of options that are gone, still accepted (and ignored) in a
     /// configuration file so that one written for an older release loads:
-    /// `io-uring` (io_uring was removed in 0.2; docs/PERFORMANCE.md says why).
+    /// `io-uring` (io_uring is not used; docs/PERFORMANCE.md, "Measured and
+    /// not kept", says why).
     /// Not flags or environment variables: those are typed anew.
     public static let retired: Set<String> = ["io-uring"]
 

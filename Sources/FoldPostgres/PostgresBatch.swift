@@ -41,7 +41,7 @@ enum PostgresBatch {
                        """, on: c)
         // Kept: the last history-per-board changes, and the ones from the first younger than
         // history-days on. Each board's bound is found first (reading only the changes it
-        // deletes, as SQLiteStatements.pruneSQL explains), then its changes below it go.
+        // deletes), then its changes below it go.
         let pruned = batch.boards.filter { batch.prunable(below: $0.rev) > 0 }
         if !pruned.isEmpty {
             let upTo = JSON.object(JSONObject(pruned.map { ($0.name, JSON.int(batch.prunable(below: $0.rev))) }))

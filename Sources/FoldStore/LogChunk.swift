@@ -11,8 +11,8 @@ struct StagedRun: Equatable {
 /// the SQLite store keeps its change log (a `chunks` row, or a board's part
 /// of a `journal` row). One row for a run instead of a row per change: a
 /// commit then inserts one row per board it touches, or a single journal row,
-/// rather than a B-tree entry per change (PERFORMANCE.md, "the change log in
-/// runs"). Pure encoding, no I/O.
+/// rather than a B-tree entry per change (PERFORMANCE.md, "Bytes written
+/// per change"; ARCHITECTURE.md, "The SQLite format"). Pure encoding, no I/O.
 ///
 /// Each change: rev and `at` as varints, a flag byte (1: it has a record),
 /// then length-prefixed ops, and with a record its actor, session, action,

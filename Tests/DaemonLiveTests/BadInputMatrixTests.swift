@@ -4,7 +4,7 @@ import Foundation
 import Glibc
 import Testing
 
-/// Issue 7 item 9: hostile input over real connections. After each case a
+/// Hostile input over real connections. After each case a
 /// bystander makes a change and a watcher sees its patch, and the daemon's
 /// resident memory stays bounded.
 @Suite struct BadInputMatrixTests {

@@ -7,7 +7,7 @@ import Testing
 /// Every connection the daemon ends gets a close frame with a code and a
 /// reason while its socket can take one, and every end is counted once, by
 /// reason, in `foldsync_connections_closed_total{reason}`: the reasons add
-/// up to `connections_opened_total - connections` (issue 28).
+/// up to `connections_opened_total - connections`.
 @Suite struct CloseReasonTests {
     /// The books at one reading: closes by reason, and whether they add up
     /// to the connections opened minus those open, with every reason listed.

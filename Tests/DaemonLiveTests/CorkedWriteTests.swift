@@ -3,7 +3,7 @@ import FoldTestSupport
 import Foundation
 import Testing
 
-/// Corked writes (issue 10): messages queued for one connection leave in
+/// Corked writes: messages queued for one connection leave in
 /// one write, as exact RFC 6455 frames for plain peers and as one
 /// newline-separated frame for batching peers.
 @Suite struct CorkedWriteTests {

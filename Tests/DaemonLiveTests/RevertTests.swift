@@ -66,7 +66,7 @@ import Testing
         #expect(try post(d, #"{"type":"revert","rev":0}"#).status == 404)
     }
 
-    /// Undo, undo (issue 22): the second undo finds the value its change set
+    /// Undo, undo: the second undo finds the value its change set
     /// again and applies; taken out of order, the change in the way is named.
     @Test func undoAfterUndoApplies() throws {
         let d = try DaemonProcess()

@@ -1,7 +1,7 @@
 import Testing
 @testable import FoldCore
 
-/// Undo after undo (issue 22, part 2): a revert applies when every value its
+/// Undo after undo: a revert applies when every value its
 /// change set still holds, whatever touched the path in between; one that
 /// finds another value is refused, naming the latest rev that changed it.
 /// Each case in order (the last change undone first) and out of order.

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# The single daemon's durable write rate beside a baseline build (issue 22
-# part 3): 50 writers, every ack after its commit, the daemon on core 0 and
-# the benchmark on core 1, servers interleaved, REPEAT (3) runs each; JSON
-# lines into $OUT (default .build/bench-results/writers) and medians printed.
+# The single daemon's durable write rate beside a baseline build: 50
+# writers, every ack after its commit, the daemon on core 0 and the
+# benchmark on core 1, servers interleaved, REPEAT (3) runs each; JSON lines
+# into $OUT (default .build/bench-results/writers) and medians printed.
 #   BASELINE=/path/to/old/foldsyncd [PREVIOUS=/path/to/foldsyncd] Tests/bench/bench-writers.sh [scenario...]
-# BASELINE joins the write-rate scenarios (the issue's is commit 84dd24e, before
-# history), PREVIOUS every scenario (the build before a change).
+# BASELINE joins the write-rate scenarios (docs/PERFORMANCE.md's is commit
+# 84dd24e, the build before history), PREVIOUS every scenario (the build
+# before a change).
 # Scenarios:
 #   each     50 writers, a board each
 #   shared   50 writers on one single-mode board

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The package on a Debian root that never saw Swift (issue 23), as root:
+# The package on a Debian root that never saw Swift, as root:
 #   1. lintian on the package: no error;
 #   2. a minimal root (debootstrap --variant=minbase, cached under
 #      .build/package-cache/) in a temporary folder; apt install ./the.deb there;

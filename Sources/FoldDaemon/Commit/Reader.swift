@@ -30,9 +30,9 @@ final class Reader: Sendable {
     /// History reads yield the core to commits and the event loop (nice
     /// 5): with 64 clients reading 1,000 entries twice a second, the
     /// writers' ack p99 stays within 1.5× of theirs without readers only
-    /// so (PERFORMANCE.md). Not 10: since commits no longer leave the core
-    /// idle while the disk flushes, reads at 10 got so little of it that
-    /// 64 were soon in flight and the next ones were refused (503).
+    /// so (PERFORMANCE.md). Not 10: commits keep the core busy while the
+    /// disk flushes, and reads at 10 got so little of it that 64 were soon
+    /// in flight and the next ones were refused (503).
     func start() { worker.start(nice: Self.nice) { [self] job in run(job) } }
 
     static let nice: Int32 = 5

@@ -65,9 +65,8 @@ import Testing
                     let id = "w\(k)-\(i)"
                     i += 1
                     log.write(writer: k, id: id) {
-                        // 30 s, not 10: on one contended board the node that just won a batch tends to win
-                        // the next (issue 22, part 3, still open); under CI's parallel load the four
-                        // writers' node once waited over 10 s for its turn while the survivor's writer won every batch.
+                        // 30 s, not 10: on one contended board each write waits for the other node's
+                        // turns, and under CI's parallel load the four writers' node has waited over 10 s for one.
                         try HTTPClient.request(port: node.port, method: "POST", path: "/api/boards/default/actions",
                                                body: #"{"type":"addSection","section":{"id":"\#(id)","title":"t"}}"#, timeout: 30)
                     }
@@ -96,8 +95,9 @@ import Testing
         }
         let survivorsUnanswered = all.filter { !$0.acked && $0.writer == 4 }
         #expect(survivorsUnanswered.isEmpty, "\(describe(survivorsUnanswered))")
-        // Before the turn was fair (issue 22 part 3) the four writers' node could starve here,
-        // the survivor's writer winning every batch on the shared board for over 30 s.
+        // Guards the fair turn on a contended board (a refused batch keeps its row lock for
+        // its retry, PostgresStore.write): without it the four writers' node could starve
+        // here, the survivor's writer winning every batch on the shared board for over 30 s.
         let beforeKillUnanswered = all.filter { !$0.acked && $0.writer < 4 && $0.ended < killedAt }
         #expect(beforeKillUnanswered.isEmpty, "\(describe(beforeKillUnanswered))")
         // The dead node's writers: an ack or no answer, never another status.
