@@ -18,7 +18,7 @@ PACKAGE_TOOLS = debhelper dpkg-dev lintian debootstrap binutils curl python3 uti
 LISTEN ?= 127.0.0.1:7681
 DB ?= ./foldsync.db
 
-.PHONY: js-client-test python-client-test jwt-venv deps test-deps package-deps build release static deb package-test run test fuzz sanitize-core bench-core web-test web-unit strict-client-test bench-smoke cluster-viewers-test clean install uninstall
+.PHONY: unit js-client-test python-client-test jwt-venv deps test-deps package-deps build release static deb package-test run test fuzz sanitize-core bench-core web-test web-unit strict-client-test bench-smoke cluster-viewers-test clean install uninstall
 
 # Installs the C libraries (Debian packages) when any is missing.
 deps:
@@ -137,6 +137,16 @@ bench-smoke: deps
 # The page imports the client library as /lib/NAME (served from clients/js);
 # lib-register.mjs maps that path to clients/js for node.
 web-unit: test-deps
+	node --import ./Tests/web/unit/lib-register.mjs --test Tests/web/unit/*.test.mjs
+
+# The edit-and-test loop: every test that starts no process and opens no
+# socket (the unit test targets, the dashboard's pure modules under node).
+# FoldPostgresTests (a PostgreSQL server), FoldSyncClientTests and the live
+# targets start processes; SystemdUnitTests runs systemd-analyze.
+UNIT_TARGETS = FoldCoreTests|FoldSystemTests|FoldHubTests|FoldConfigTests|FoldCryptoTests|FoldStoreTests|FoldTransportTests|FoldMailboxTests|FoldDaemonTests|FoldClientTests|LayeringTests
+unit: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build --filter '^($(UNIT_TARGETS))\.' --skip 'SystemdUnitTests'
 	node --import ./Tests/web/unit/lib-register.mjs --test Tests/web/unit/*.test.mjs
 
 # The dashboard in headless Chromium (Selenium) against the real daemon; the
