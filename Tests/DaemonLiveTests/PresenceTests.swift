@@ -4,10 +4,10 @@ import Foundation
 import Testing
 
 /// Presence is coalesced: a crowd joining costs each viewer a few messages, not one per join.
-/// Run on both event loops, held to the same bound: the presence timer is the hub's own
-/// (since 8555708), not lws' timers, so libev is no exception.
+/// Run on every event loop offered, held to the same bound: the presence timer is the hub's own
+/// (since 8555708), not lws' timers, so no loop is an exception.
 @Suite struct PresenceTests {
-    @Test(arguments: ["libev", "poll"])
+    @Test(arguments: ["libev", "libuv", "poll"])
     func thirtyClientsJoiningGetFewPresenceMessagesEndingAtThirty(eventLoop: String) throws {
         let d = try DaemonProcess(["--event-loop", eventLoop])
         defer { d.shutdown() }
