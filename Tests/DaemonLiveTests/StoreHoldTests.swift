@@ -52,6 +52,35 @@ import Testing
         #expect(try Self.toggle(d, "s1") == 3)
     }
 
+    /// The same file through a bind mount (another mount of its folder, in a
+    /// mount namespace of the second daemon's own): the same inode, the same hold.
+    @Test func aSecondDaemonThroughABindMountIsRefused() throws {
+        let d = try DaemonProcess()
+        defer { d.shutdown() }
+        #expect(try Self.toggle(d, "s1") == 1)
+        let mountPoint = d.directory.appendingPathComponent("elsewhere")
+        try FileManager.default.createDirectory(at: mountPoint, withIntermediateDirectories: true)
+        let r = try runTool("/usr/bin/unshare", ["-m", "/bin/sh", "-c", "mount --bind \"$0\" \"$1\" && exec \"$2\" --listen 127.0.0.1:0 --db \"$1/foldsync.db\"",
+                                                 d.directory.path, mountPoint.path, DaemonProcess.binary], timeout: 10)
+        #expect(r.status == 2 && r.stderr.contains("held by another foldsyncd (pid \(d.pid))"), "\(r)")
+        #expect(try Self.toggle(d, "s1") == 2)
+    }
+
+    /// A relative --db, from the daemon's working directory: it opens, serves,
+    /// and keeps every acknowledged change across a kill -9.
+    @Test func aStoreNamedByARelativePathOpensAndKeepsEveryAck() throws {
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("foldsync-rel-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: home.appendingPathComponent("data"), withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: home) }
+        let d = try DaemonProcess(["--db", "data/../data/foldsync.db"], workingDirectory: home)
+        defer { d.shutdown() }
+        for i in 1...5 { #expect(try Self.toggle(d, "s\(i % 3)") == i) }
+        #expect(FileManager.default.fileExists(atPath: home.appendingPathComponent("data/foldsync.db-wal").path))
+        d.kill9()
+        try d.restart()
+        #expect(try d.http("GET", "/api/boards/default").json()["rev"]?.intValue == 5)
+    }
+
     @Test func theHoldGoesWithAKilledDaemonAndTheNextStartsAtOnce() throws {
         let d = try DaemonProcess()
         defer { d.shutdown() }

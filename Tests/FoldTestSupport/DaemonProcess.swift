@@ -16,6 +16,8 @@ public final class DaemonProcess: @unchecked Sendable {
     public let listen: String?
     /// The configuration file written before the first start (`--config` points at it), if any.
     public let configPath: String?
+    /// The daemon's working directory (nil: the test runner's), for relative paths in `flags`.
+    public let workingDirectory: URL?
     public private(set) var port = 0
     public private(set) var process: Process?
     private let log = LogBuffer()
@@ -31,7 +33,8 @@ public final class DaemonProcess: @unchecked Sendable {
     /// `environment` is added to the child's; `config` (file text) is written
     /// to `configPath` and passed with `--config`; `listen` nil omits `--listen`.
     public init(_ flags: [String] = [], environment: [String: String] = [:], config: String? = nil,
-                listen: String? = "127.0.0.1:0") throws {
+                listen: String? = "127.0.0.1:0", workingDirectory: URL? = nil) throws {
+        self.workingDirectory = workingDirectory
         directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("foldsyncd-test-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -74,6 +77,7 @@ public final class DaemonProcess: @unchecked Sendable {
     private func launch(listen: String?) throws {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: Self.binary)
+        if let workingDirectory { p.currentDirectoryURL = workingDirectory }
         p.arguments = (listen.map { ["--listen", $0] } ?? []) + ["--db", dbPath] + flags
         if !environment.isEmpty {
             p.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
