@@ -155,7 +155,10 @@ import Testing
         defer { d.shutdown() }
         #expect(try d.http("PUT", "/api/boards/ops-1", body: #"{"mode":"multi","sections":[]}"#, headers: Tokens.bearer(Tokens.admin)).status == 200)
         let hs = { (claims: String) in JWTMint.Spec(alg: "HS256", key: secret, claims: claims) }
-        let firstLife = 4.0
+        // Long enough that minting three tokens (a Python process) and connecting
+        // on a loaded machine leave more than the 2 s refresh window: the
+        // subscribes below must be answered before `authExpiring` comes.
+        let firstLife = 6.0
         // Before minting: `exp` is whole seconds, at least `firstLife - 1` after this.
         let started = Date()
         let tokens = try JWTMint.sign([
