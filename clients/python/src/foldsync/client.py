@@ -70,6 +70,7 @@ class Client:
         self._transports: Feed[TransportChange] = Feed()
         self._authenticated: Feed[Dict[str, Any]] = Feed()
         self._auth_expiring: Feed[Dict[str, Any]] = Feed()
+        self._messages: Feed[Dict[str, Any]] = Feed()
         self._boards: Dict[str, Board] = {}
         self._pending = Pending()
         self._conn: Optional[Connection] = None
@@ -131,6 +132,12 @@ class Client:
         itself. Never on the stream."""
         return self._auth_expiring.listen(callback)
 
+    def on_message(self, callback: Callable[[Dict[str, Any]], None]) -> Callable[[], None]:
+        """Calls `callback(message)` with every message of the daemon (the
+        parsed dict), after the client handled it: the boards and states it
+        touches already show it. For an application that keeps its own copy."""
+        return self._messages.listen(callback)
+
     def _set_state(self, state: str, reason: Optional[str] = None, delay_ms: Optional[int] = None,
                    code: Optional[int] = None) -> None:
         self._status = ConnectionState(state, reason, delay_ms, code)
@@ -175,7 +182,7 @@ class Client:
         self._set_state(CLOSED)
         for board in list(self._boards.values()):
             board.end()
-        for feed in (self._states, self._transports, self._authenticated, self._auth_expiring):
+        for feed in (self._states, self._transports, self._authenticated, self._auth_expiring, self._messages):
             feed.end()
 
     async def authenticate(self, token: str) -> bool:
@@ -288,6 +295,7 @@ class Client:
                 return
             try:
                 await self._dispatch(m)
+                self._messages.publish(m)
             except Exception:
                 # Our own bug on a message we could not handle: drop this
                 # connection and start afresh, rather than die in `connected`.
