@@ -22,7 +22,7 @@ from .backoff import Backoff
 from .board import Board
 from .errors import CLOSED as CLOSED_CODE
 from .errors import DISCONNECTED as DISCONNECTED_CODE
-from .errors import RATE_LIMITED, FoldError
+from .errors import RATE_LIMITED, RESYNCED, FoldError
 from .feed import Feed, Stream
 from .handshake import Refused
 from .history import fetch_history
@@ -432,6 +432,14 @@ class Client:
             raise
         return board
 
+    def _answers_lost(self) -> None:
+        """A snapshot nobody asked for: the daemon dropped what was queued
+        for this connection, acks and errors included (PROTOCOL.md,
+        Guarantees 2). Answers that come out of band (the stream's POSTs)
+        were not queued there."""
+        self._pending.reject_in_band(RESYNCED, "the daemon resynchronised this connection and dropped its "
+                                               "answers: the action may or may not have happened")
+
     async def _unsubscribe(self, board: Board) -> None:
         if self._boards.get(board.name) is board:
             del self._boards[board.name]
@@ -443,7 +451,8 @@ class Client:
             raise FoldError(CLOSED_CODE, "the client was closed")
         if not self._connected:
             raise FoldError(DISCONNECTED_CODE, "not connected")
-        action_id, answer = self._pending.open()
+        conn = self._conn
+        action_id, answer = self._pending.open(in_band=conn is None or conn.in_band)
         if not await self._send(dict(action, id=action_id)):
             self._pending.reject(action_id, FoldError(DISCONNECTED_CODE, "not connected"))
         return await answer
