@@ -14,7 +14,7 @@ from harness import DaemonCase
 from relay import Relay
 
 # ~30 KB per change: the relay's small buffers and the daemon's queue of 8
-# frames fill after a few dozen.
+# frames fill after about a hundred.
 ITEMS = [f"{n}" + "x" * 3000 for n in range(10)]
 # However large the kernel's buffers grow, a held connection is resynced well before this.
 MAX_CHANGES = 2000
