@@ -1,6 +1,5 @@
 """Why a snapshot is a resync, decided by the board from the messages alone
-(no daemon needed: `lagging` cannot be provoked on demand from a client that
-reads)."""
+(no daemon needed; test_resynced.py provokes `lagging` from the daemon)."""
 from __future__ import annotations
 
 import unittest
@@ -21,9 +20,20 @@ def patch(epoch: str, rev: int) -> Dict[str, Any]:
             "ops": [{"op": "replace", "path": "/sections/0/title", "value": str(rev)}]}
 
 
+class Owner:
+    """What the board asks of its client here: to count the answers it lost."""
+
+    def __init__(self) -> None:
+        self.answers_lost = 0
+
+    def _answers_lost(self) -> None:
+        self.answers_lost += 1
+
+
 class BoardReasonTests(unittest.IsolatedAsyncioTestCase):
     async def asyncSetUp(self) -> None:
-        self.board = Board(None, "b")  # type: ignore[arg-type]
+        self.owner = Owner()
+        self.board = Board(self.owner, "b")  # type: ignore[arg-type]
         self.seen: List[Change] = []
         self.board.on_change(self.seen.append)
         self.assertEqual(self.board.subscribe_message(), {"type": "subscribe", "board": "b"})
@@ -36,16 +46,19 @@ class BoardReasonTests(unittest.IsolatedAsyncioTestCase):
     async def test_unsolicited_snapshot_is_lagging(self) -> None:
         self.board.receive(snapshot("e1", 9))
         self.assertEqual([(c.resynced, c.reason, c.rev) for c in self.seen], [(True, "lagging", 9)])
+        self.assertEqual(self.owner.answers_lost, 1)
 
     async def test_snapshot_answering_since_is_pruned(self) -> None:
         self.assertEqual(self.board.subscribe_message()["since"], {"epoch": "e1", "rev": 3})
         self.board.receive(snapshot("e1", 9))
         self.assertEqual([c.reason for c in self.seen], ["pruned"])
+        self.assertEqual(self.owner.answers_lost, 0)
 
     async def test_other_epoch_is_epoch(self) -> None:
         self.board.subscribe_message()
         self.board.receive(snapshot("e2", 1))
         self.assertEqual([c.reason for c in self.seen], ["epoch"])
+        self.assertEqual(self.owner.answers_lost, 0)
 
     async def test_snapshot_after_deleted_is_epoch(self) -> None:
         self.board.receive({"type": "deleted", "board": "b"})

@@ -146,6 +146,7 @@ class Board:
             reason = PRUNED
         else:
             reason = LAGGING
+            self._client._answers_lost()
         self._deleted = False
         self._seen_epoch = self.epoch
         self._publish(Change(self.name, self.epoch, self.rev, None, self.state, resynced=True, reason=reason))

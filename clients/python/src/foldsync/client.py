@@ -8,13 +8,19 @@ that never got `hello`, each followed by a GET /healthz that answered (a
 daemon that is simply down never sends the client to the stream). On the
 stream a WebSocket is tried again every `websocket_retry_ms`; once the
 daemon greets one it takes over on the spot (no change of state) and every
-board is resubscribed on it with `since`. on_transport is told of each switch."""
+board is resubscribed on it with `since`. on_transport is told of each switch.
+
+`reconnect=hook`, for an application that decides itself when to come back
+(after a refusal its user must answer): `hook(end)` is asked each time a
+connection ends; False leaves the client `disconnected` with `delay_ms`
+None until `reconnect()`."""
 from __future__ import annotations
 
 import asyncio
+import inspect
 import logging
 import urllib.parse
-from typing import Any, Callable, Dict, Optional, Tuple
+from typing import Any, Awaitable, Callable, Dict, Optional, Tuple, Union
 
 from websockets.exceptions import WebSocketException
 
@@ -22,7 +28,7 @@ from .backoff import Backoff
 from .board import Board
 from .errors import CLOSED as CLOSED_CODE
 from .errors import DISCONNECTED as DISCONNECTED_CODE
-from .errors import RATE_LIMITED, FoldError
+from .errors import RATE_LIMITED, RESYNCED, FoldError
 from .feed import Feed, Stream
 from .handshake import Refused
 from .history import fetch_history
@@ -43,13 +49,15 @@ FALLBACK_AFTER = 2
 # How often a client on the stream tries the WebSocket again (auto).
 WEBSOCKET_RETRY_MS = 60_000
 _MODES = (AUTO, WEBSOCKET, STREAM)
+# The application's say on reconnecting: given how the connection ended; False waits for reconnect().
+ReconnectHook = Callable[[Ended], Union[bool, Awaitable[bool]]]
 
 
 class Client:
     def __init__(self, url: str, token: TokenSource = None, *, open_timeout: float = 10.0,
                  transport: str = AUTO, websocket_retry_ms: int = WEBSOCKET_RETRY_MS,
-                 stream_idle_ms: int = STREAM_IDLE_MS) -> None:
-        self.check(url, transport)
+                 stream_idle_ms: int = STREAM_IDLE_MS, reconnect: Optional[ReconnectHook] = None) -> None:
+        self.check(url, transport, reconnect)
         self.url = url
         self.identity: Optional[Dict[str, Any]] = None  # the last `authenticated` message
         self.session: Optional[str] = None              # this connection's session, from `hello`
@@ -65,11 +73,15 @@ class Client:
         self._socket_failed = False  # the last attempt was a WebSocket that got no hello
         self._greeted = False        # the current attempt got its hello
         self._backoff = Backoff()
+        self._reconnect_hook = reconnect
+        self._wake = asyncio.Event()  # set by reconnect(): stop waiting for the next attempt
+        self._again = False           # reconnect() was called: the next attempt comes at once
         self._status = ConnectionState(CONNECTING)
         self._states: Feed[ConnectionState] = Feed()
         self._transports: Feed[TransportChange] = Feed()
         self._authenticated: Feed[Dict[str, Any]] = Feed()
         self._auth_expiring: Feed[Dict[str, Any]] = Feed()
+        self._messages: Feed[Dict[str, Any]] = Feed()
         self._boards: Dict[str, Board] = {}
         self._pending = Pending()
         self._conn: Optional[Connection] = None
@@ -82,12 +94,15 @@ class Client:
         self._side_tasks: "set[asyncio.Task[None]]" = set()
 
     @staticmethod
-    def check(url: str, transport: str) -> None:
-        """ValueError for a URL that is not ws:// or wss://, or an unknown transport."""
+    def check(url: str, transport: str, reconnect: Optional[ReconnectHook] = None) -> None:
+        """ValueError for a URL that is not ws:// or wss://, or an unknown
+        transport; TypeError for a reconnect hook that is not callable."""
         if urllib.parse.urlsplit(url).scheme not in ("ws", "wss"):
             raise ValueError(f"foldsync: {url} is not a ws:// or wss:// URL")
         if transport not in _MODES:
             raise ValueError(f'foldsync: no transport "{transport}" ("auto", "websocket" or "stream")')
+        if reconnect is not None and not callable(reconnect):
+            raise TypeError("foldsync: reconnect is a function (end) -> bool")
 
     # ---- the connection's state ----
 
@@ -130,6 +145,12 @@ class Client:
         token expires; a token function is then asked anew by the client
         itself. Never on the stream."""
         return self._auth_expiring.listen(callback)
+
+    def on_message(self, callback: Callable[[Dict[str, Any]], None]) -> Callable[[], None]:
+        """Calls `callback(message)` with every message of the daemon (the
+        parsed dict), after the client handled it: the boards and states it
+        touches already show it. For an application that keeps its own copy."""
+        return self._messages.listen(callback)
 
     def _set_state(self, state: str, reason: Optional[str] = None, delay_ms: Optional[int] = None,
                    code: Optional[int] = None) -> None:
@@ -175,7 +196,7 @@ class Client:
         self._set_state(CLOSED)
         for board in list(self._boards.values()):
             board.end()
-        for feed in (self._states, self._transports, self._authenticated, self._auth_expiring):
+        for feed in (self._states, self._transports, self._authenticated, self._auth_expiring, self._messages):
             feed.end()
 
     async def authenticate(self, token: str) -> bool:
@@ -190,10 +211,37 @@ class Client:
         self._token = self._tokens.current = token
         return True
 
+    async def reconnect(self) -> None:
+        """Drops the connection, if any, and connects at once, asking the
+        token again (the backoff starts over): after the reconnect hook
+        returned False, or when the user gave a new token. Actions waiting
+        reject with `disconnected`. Nothing after close()."""
+        if self._closing.is_set():
+            return
+        self._backoff.reset()
+        self._again = True
+        self._wake.set()
+        conn = self._conn
+        if conn is not None:
+            await conn.close("reconnect() was called")
+
+    async def _may_reconnect(self, end: Ended) -> bool:
+        """The reconnect hook's answer; one that raises is logged and taken as yes."""
+        if self._reconnect_hook is None:
+            return True
+        try:
+            answer = self._reconnect_hook(end)
+            if inspect.isawaitable(answer):
+                answer = await answer
+        except Exception:
+            log.exception("foldsync: the reconnect hook raised; reconnecting")
+            return True
+        return answer is not False
+
     async def _run(self) -> None:
         while not self._closing.is_set():
             self._set_state(CONNECTING)
-            reached, code, attempted = False, None, False
+            reached, code, attempted, opened = False, None, False, False
             self._greeted = False
             conn: Optional[Connection] = None
             try:
@@ -218,19 +266,35 @@ class Client:
                 reason = f"token: {type(e).__name__}: {e}" if not attempted else f"{type(e).__name__}: {e}"
             if conn is not None:
                 end, reached = await self._serve(conn)
-                reason, code = end.reason, end.code
+                reason, code, opened = end.reason, end.code, end.opened
             if self._closing.is_set():
                 return
             if attempted and self._transport == WEBSOCKET and not self._greeted:
                 self._socket_failed = True
             if reached:
                 self._backoff.reset()
-            delay = self._backoff.next_delay_ms()
-            self._set_state(DISCONNECTED, reason, delay, code)
-            try:
-                await asyncio.wait_for(self._closing.wait(), delay / 1000)
-            except asyncio.TimeoutError:
-                pass
+            if self._again:  # reconnect(): straight to the next attempt
+                self._again = False
+                self._wake.clear()
+                continue
+            # A failed token function is no connection that ended: the hook is not asked (as in JS).
+            if attempted and not await self._may_reconnect(Ended(reason, code, opened)):
+                self._set_state(DISCONNECTED, reason, None, code)
+                if not self._first.done():
+                    # connect() has not returned: nobody holds the client to call reconnect().
+                    self._first.set_exception(FoldError(DISCONNECTED_CODE, f"not connected, and the reconnect "
+                                                                           f"hook said not to retry: {reason}"))
+                    return
+                await self._wake.wait()
+            else:
+                delay = self._backoff.next_delay_ms()
+                self._set_state(DISCONNECTED, reason, delay, code)
+                try:
+                    await asyncio.wait_for(self._wake.wait(), delay / 1000)
+                except asyncio.TimeoutError:
+                    pass
+            self._again = False
+            self._wake.clear()
 
     async def _count_socket_failures(self) -> None:
         """auto: a WebSocket attempt that got no `hello` counts when HTTP
@@ -272,6 +336,8 @@ class Client:
         self._connected = False
         if self._closing.is_set():
             self._pending.reject_all(CLOSED_CODE, "the client was closed")
+        elif self._again:
+            self._pending.reject_all(DISCONNECTED_CODE, "the client reconnected: the action may or may not have happened")
         else:
             self._pending.reject_all(DISCONNECTED_CODE, "the connection dropped before the answer")
         return end, reached
@@ -288,6 +354,7 @@ class Client:
                 return
             try:
                 await self._dispatch(m)
+                self._messages.publish(m)
             except Exception:
                 # Our own bug on a message we could not handle: drop this
                 # connection and start afresh, rather than die in `connected`.
@@ -325,6 +392,9 @@ class Client:
     async def _on_hello(self, m: Dict[str, Any]) -> None:
         self.session = m.get("session")
         self._greeted = True
+        # A reconnect() made while this attempt was under way is answered by it.
+        self._again = False
+        self._wake.clear()
         self._connected = True
         if self._transport == WEBSOCKET:
             self._socket_failures = 0
@@ -424,6 +494,14 @@ class Client:
             raise
         return board
 
+    def _answers_lost(self) -> None:
+        """A snapshot nobody asked for: the daemon dropped what was queued
+        for this connection, acks and errors included (PROTOCOL.md,
+        Guarantees 2). Answers that come out of band (the stream's POSTs)
+        were not queued there."""
+        self._pending.reject_in_band(RESYNCED, "the daemon resynchronised this connection and dropped its "
+                                               "answers: the action may or may not have happened")
+
     async def _unsubscribe(self, board: Board) -> None:
         if self._boards.get(board.name) is board:
             del self._boards[board.name]
@@ -435,7 +513,8 @@ class Client:
             raise FoldError(CLOSED_CODE, "the client was closed")
         if not self._connected:
             raise FoldError(DISCONNECTED_CODE, "not connected")
-        action_id, answer = self._pending.open()
+        conn = self._conn
+        action_id, answer = self._pending.open(in_band=conn is None or conn.in_band)
         if not await self._send(dict(action, id=action_id)):
             self._pending.reject(action_id, FoldError(DISCONNECTED_CODE, "not connected"))
         return await answer

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any, Generator, Optional
 
-from .client import WEBSOCKET_RETRY_MS, Client
+from .client import WEBSOCKET_RETRY_MS, Client, ReconnectHook
 from .stream_transport import STREAM_IDLE_MS
 from .tokens import TokenSource
 from .transport import AUTO
@@ -20,15 +20,23 @@ class connect:
 
     `transport`: "auto" (the WebSocket, the event stream when only HTTP gets
     through), "websocket" or "stream" (docs/CLIENTS.md, Transports); the URL
-    is the WebSocket's either way."""
+    is the WebSocket's either way.
+
+    `reconnect`: a function (sync or async) asked each time a connection
+    ends, with how (`Ended`: reason, code, opened); False leaves the client
+    `disconnected` (`delay_ms` None) until `await client.reconnect()`. Said
+    before the first connection, connect() raises FoldError `disconnected`.
+    One that raises is logged and taken as True."""
 
     def __init__(self, url: str = "ws://127.0.0.1:7681/ws", token: TokenSource = None, *,
                  timeout: Optional[float] = None, open_timeout: float = 10.0, transport: str = AUTO,
-                 websocket_retry_ms: int = WEBSOCKET_RETRY_MS, stream_idle_ms: int = STREAM_IDLE_MS) -> None:
+                 websocket_retry_ms: int = WEBSOCKET_RETRY_MS, stream_idle_ms: int = STREAM_IDLE_MS,
+                 reconnect: Optional[ReconnectHook] = None) -> None:
         # Checked now, as Client would: a wrong transport is the caller's mistake, not a failed connect.
-        Client.check(url, transport)
+        Client.check(url, transport, reconnect)
         self._make = lambda: Client(url, token, open_timeout=open_timeout, transport=transport,
-                                    websocket_retry_ms=websocket_retry_ms, stream_idle_ms=stream_idle_ms)
+                                    websocket_retry_ms=websocket_retry_ms, stream_idle_ms=stream_idle_ms,
+                                    reconnect=reconnect)
         self._timeout = timeout
         self._client: Optional[Client] = None
 

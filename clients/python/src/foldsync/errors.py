@@ -7,6 +7,7 @@ from typing import Optional
 # invalid, forbidden, too_large, rate_limited, internal, unavailable):
 DISCONNECTED = "disconnected"  # the connection dropped before the answer came
 CLOSED = "closed"              # the client was closed
+RESYNCED = "resynced"          # a `lagging` snapshot came while the action waited: its answer was dropped
 RATE_LIMITED = "rate_limited"  # the protocol's, named: it is the one refusal that carries no id
 
 

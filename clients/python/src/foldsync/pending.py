@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-from typing import Dict, List, Tuple
+from typing import Dict, List, Set, Tuple
 
 from .errors import FoldError
 
@@ -23,12 +23,17 @@ class Pending:
         self._ids = itertools.count(1)
         # Insertion order is the order sent: each id is opened just before its send.
         self._waiting: Dict[str, "asyncio.Future[int]"] = {}
+        self._out_of_band: Set[str] = set()    # sent where answers do not come with the boards' messages
         self._unclaimed: List[FoldError] = []  # id-less refusals not matched yet
 
-    def open(self) -> Tuple[str, "asyncio.Future[int]"]:
+    def open(self, in_band: bool = True) -> Tuple[str, "asyncio.Future[int]"]:
+        """A new id; `in_band` when its answer comes in order with the
+        boards' messages (the WebSocket, not the stream's POSTs)."""
         action_id = f"py{next(self._ids)}"
         fut: "asyncio.Future[int]" = asyncio.get_running_loop().create_future()
         self._waiting[action_id] = fut
+        if not in_band:
+            self._out_of_band.add(action_id)
         return action_id, fut
 
     def awaits(self, message: Dict[str, object]) -> bool:
@@ -43,13 +48,13 @@ class Pending:
             if earlier == action_id or not self._unclaimed:
                 break
             self._settle(earlier, self._unclaimed.pop(0))
-        fut = self._waiting.pop(action_id)
+        fut = self._pop(action_id)
         if not fut.done():
             fut.set_result(rev)
         self._claim_all()
 
     def reject(self, action_id: object, error: FoldError) -> bool:
-        fut = self._waiting.pop(action_id, None) if isinstance(action_id, str) else None
+        fut = self._pop(action_id) if isinstance(action_id, str) and action_id in self._waiting else None
         if fut is None:
             return False
         if not fut.done():
@@ -63,8 +68,17 @@ class Pending:
             self._unclaimed.append(error)
             self._claim_all()
 
+    def reject_in_band(self, code: str, message: str) -> None:
+        """The daemon dropped this connection's queued answers (a `lagging`
+        snapshot): every action whose answer was to come in band loses it.
+        The id-less refusals held were for those actions too."""
+        for action_id in [a for a in self._waiting if a not in self._out_of_band]:
+            self._settle(action_id, FoldError(code, message))
+        self._unclaimed.clear()
+
     def reject_all(self, code: str, message: str) -> None:
         waiting, self._waiting = self._waiting, {}
+        self._out_of_band.clear()
         self._unclaimed.clear()
         for fut in waiting.values():
             if not fut.done():
@@ -77,6 +91,10 @@ class Pending:
             self._unclaimed.clear()
 
     def _settle(self, action_id: str, error: FoldError) -> None:
-        fut = self._waiting.pop(action_id)
+        fut = self._pop(action_id)
         if not fut.done():
             fut.set_exception(error)
+
+    def _pop(self, action_id: str) -> "asyncio.Future[int]":
+        self._out_of_band.discard(action_id)
+        return self._waiting.pop(action_id)
