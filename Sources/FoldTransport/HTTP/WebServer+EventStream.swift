@@ -95,10 +95,12 @@ extension WebServer {
         s.headersSent = true
         // lws arms PENDING_TIMEOUT_HTTP_CONTENT on every request when it
         // hands it over (LWS_CALLBACK_HTTP), with the context's
-        // `timeout_secs`: 5 s on 4.1.6, 15 s on 4.3. Writing does not
-        // disarm it, so on a quiet board it ended the stream after 5 s. A
-        // stream lives until its reader goes, it is ended here, or the
-        // daemon stops; the heartbeat is what notices a reader that went.
+        // `timeout_secs`, and writing does not disarm it: a quiet stream
+        // would end after it. A stream was answered within the hand-over,
+        // so `handedOver`'s own disarming never ran for it; this is that
+        // disarming. A stream lives until its reader goes (noticed by
+        // `sweepClosedStreams`, or a failed write), it is ended here, or
+        // the daemon stops.
         lws_set_timeout(s.wsi, NO_PENDING_TIMEOUT, 0)
         // The request's header storage goes back to lws' pool (its values
         // were copied); `lws_http_mark_sse` would do the same and then log
