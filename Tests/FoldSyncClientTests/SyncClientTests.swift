@@ -25,11 +25,14 @@ import Testing
         return data.isEmpty ? .null : try JSONParser.parse([UInt8](data), maxDepth: 512)
     }
 
-    static func until(_ seconds: Double = 10, _ condition: () throws -> Bool) rethrows -> Bool {
+    /// Polls with `Task.sleep`, never `usleep`: the recorders below drain
+    /// their streams in tasks on the same cooperative pool (two threads on a
+    /// two-core machine), so a blocking wait could starve them.
+    static func until(_ seconds: Double = 10, _ condition: () throws -> Bool) async rethrows -> Bool {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
             if try condition() { return true }
-            usleep(20_000)
+            try? await Task.sleep(nanoseconds: 20_000_000)
         }
         return try condition()
     }
@@ -74,7 +77,7 @@ import Testing
         let changes = Recorder(board)
         let rev = try await board.toggle("s1")
         #expect(rev == 1 && board.rev == 1, "the patch arrives before the ack")
-        #expect(Self.until { changes.changes.contains { $0.rev == 1 && $0.ops != nil } })
+        #expect(await Self.until { changes.changes.contains { $0.rev == 1 && $0.ops != nil } })
         let expected = try Self.http(d, "GET", "/api/boards/default")["state"]
         #expect(board.state == expected)
     }
@@ -86,7 +89,7 @@ import Testing
         let board = try await client.subscribe("default")
         let changes = Recorder(board)
         _ = try Self.http(d, "POST", "/api/boards/default/actions", body: #"{"type":"setTitle","section":"s0","title":"From afar"}"#)
-        #expect(Self.until { board.rev == 1 && !changes.changes.isEmpty })
+        #expect(await Self.until { board.rev == 1 && !changes.changes.isEmpty })
         let c = try #require(changes.changes.first)
         #expect(c.rev == 1 && c.ops != nil && !c.resynced && c.state == board.state)
         let expected = try Self.http(d, "GET", "/api/boards/default")["state"]
@@ -122,12 +125,14 @@ import Testing
         _ = try await client.subscribe("default")
         #expect(client.state == .connected)
         client.close()
-        #expect(Self.until { client.state == .closed })
-        usleep(300_000)
+        #expect(await Self.until { client.state == .closed })
+        try await Task.sleep(nanoseconds: 300_000_000)
         // Nothing after closed: no reconnect, one closed, the last word.
         let seen = states.all
         #expect(seen.last == .closed && seen.filter { $0 == .closed }.count == 1 && client.state == .closed, "\(seen)")
-        #expect(seen.firstIndex(of: .connected).map { $0 < seen.firstIndex(of: .closed)! } ?? true, "\(seen)")
+        let connected = try #require(seen.firstIndex(of: .connected), "\(seen)")
+        let closed = try #require(seen.firstIndex(of: .closed), "\(seen)")
+        #expect(connected < closed, "\(seen)")
     }
 
     @Test func reconnect_with_backoff() async throws {
@@ -137,9 +142,9 @@ import Testing
         let states = States(client)
         _ = try await client.subscribe("default")
         #expect(d.stop() == 0)
-        #expect(Self.until { states.all.contains { if case .disconnected(_, let delay) = $0 { delay <= 10 } else { false } } }, "\(states.all)")
+        #expect(await Self.until { states.all.contains { if case .disconnected(_, let delay) = $0 { delay <= 10 } else { false } } }, "\(states.all)")
         try d.restart(samePort: true)
-        #expect(Self.until(15) { client.state == .connected }, "\(states.all)")
+        #expect(await Self.until(15) { client.state == .connected }, "\(states.all)")
         let seen = states.all
         let lost = try #require(seen.firstIndex { if case .disconnected = $0 { true } else { false } })
         #expect(seen[(lost + 1)...].contains(.connecting) && seen.last == .connected, "\(seen)")
@@ -156,7 +161,7 @@ import Testing
         try d.restart(samePort: true)
         // Three changes the client misses while it waits for its next attempt (250 ms at least).
         for s in ["s1", "s2", "s0"] { _ = try Self.http(d, "POST", "/api/boards/default/actions", body: #"{"type":"toggle","section":"\#(s)"}"#) }
-        #expect(Self.until(15) { board.rev == 4 && changes.changes.count >= 4 }, "rev \(board.rev ?? -1)")
+        #expect(await Self.until(15) { board.rev == 4 && changes.changes.count >= 4 }, "rev \(board.rev ?? -1)")
         let revs = changes.changes.map(\.rev)
         #expect(revs == [1, 2, 3, 4], "\(revs)")
         #expect(!changes.changes.contains { $0.resynced }, "a snapshot instead of the missed patches")
@@ -174,9 +179,9 @@ import Testing
         let changes = Recorder(board)
         let epoch = board.epoch
         _ = try Self.http(d, "DELETE", "/api/boards/tmp")
-        #expect(Self.until { board.state == nil })
+        #expect(await Self.until { board.state == nil })
         _ = try Self.http(d, "PUT", "/api/boards/tmp", body: #"{"mode":"single","sections":[{"id":"x","title":"X","items":[],"expanded":false}]}"#)
-        #expect(Self.until { changes.changes.contains { $0.resynced && $0.reason == "epoch" } }, "\(changes.changes.map { ($0.rev, $0.reason) })")
+        #expect(await Self.until { changes.changes.contains { $0.resynced && $0.reason == "epoch" } }, "\(changes.changes.map { ($0.rev, $0.reason) })")
         let expected = try Self.http(d, "GET", "/api/boards/tmp")["state"]
         #expect(board.epoch != epoch && board.state == expected)
     }
@@ -196,7 +201,7 @@ import Testing
         #expect(calls.value == 1)
         #expect(d.stop() == 0)
         try d.restart(samePort: true)
-        #expect(Self.until(15) { calls.value >= 2 && byFunction.state == .connected }, "calls \(calls.value)")
+        #expect(await Self.until(15) { calls.value >= 2 && byFunction.state == .connected }, "calls \(calls.value)")
         let refused = try FoldSyncClient(url: d.url, token: .value("wrong"))
         defer { refused.close() }
         await #expect(throws: SyncError.self) { try await refused.subscribe("default") }
@@ -232,13 +237,13 @@ import Testing
         defer { a.close(); b.close() }
         let boardA = try await a.subscribe("default"), boardB = try await b.subscribe("default")
         _ = try await boardA.focus("s1", item: 0)
-        #expect(Self.until { boardB.state?["focus"]?["section"]?.stringValue == "s1" }, "\(String(describing: boardB.state?["focus"]))")
-        #expect(Self.until(5) { boardB.viewers == 2 && boardB.following == 2 })
+        #expect(await Self.until { boardB.state?["focus"]?["section"]?.stringValue == "s1" }, "\(String(describing: boardB.state?["focus"]))")
+        #expect(await Self.until(5) { boardB.viewers == 2 && boardB.following == 2 })
         a.follow(false)
-        #expect(Self.until(5) { boardB.following == 1 }, "following \(boardB.following ?? -1)")
+        #expect(await Self.until(5) { boardB.following == 1 }, "following \(boardB.following ?? -1)")
         // A viewer that leaves is counted out.
         a.close()
-        #expect(Self.until(5) { boardB.viewers == 1 }, "viewers \(boardB.viewers ?? -1)")
+        #expect(await Self.until(5) { boardB.viewers == 1 }, "viewers \(boardB.viewers ?? -1)")
     }
 
     @Test func helpers() async throws {
