@@ -43,6 +43,10 @@ public struct DaemonConfig: Sendable, Equatable {
     public var historyPerBoard = 1_000
     /// Days a change stays in the history (fractions allowed; 0: only the last `historyPerBoard`).
     public var historyDays = 30.0
+    /// Hours an action's key is kept at least (and while its rev is among the last `historyPerBoard`).
+    public var actionKeyHours = 24
+    /// Keys kept per board at most: the bound on what clients' keys cost.
+    public var actionKeysPerBoard = 10_000
     /// Frames a connection may have queued before it is resynchronised with a snapshot.
     public var maxQueueFrames = 1_024
     /// Bytes a connection may have queued before it is resynchronised with a snapshot.

@@ -36,6 +36,8 @@ public enum OptionTable {
             guard let d = Double(v), d.isFinite, d >= 0, d <= 36_500 else { return .failure(Why("expects a number of days in 0...36500, got '\(v)'")) }
             return .success(d)
         },
+        .int("action-key-hours", "HOURS", "hours an action's key is kept at least, so a repeat is answered and not applied again (also while its rev is among the last history-per-board)", live: true, 1...8_760, \.actionKeyHours),
+        .int("action-keys-per-board", "keys of keyed actions kept per board at most (the oldest are forgotten first)", live: true, 16...1_000_000, \.actionKeysPerBoard),
         .int("max-boards", "boards in the store", live: true, 1...1_000_000, \.limits.maxBoards),
         .int("max-sections", "sections per board", live: true, 1...1_000_000, \.limits.maxSections),
         .int("max-items", "items per section", live: true, 0...10_000_000, \.limits.maxItems),

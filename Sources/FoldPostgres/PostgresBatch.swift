@@ -14,7 +14,9 @@ enum PostgresBatch {
         for name in batch.deletions {
             try c.query("DELETE FROM foldsync_boards WHERE name = $1", [name])
             try c.query("DELETE FROM foldsync_changes WHERE board = $1", [name])
+            try c.query("DELETE FROM foldsync_keys WHERE board = $1", [name])
         }
+        try writeKeys(batch, on: c)
         // One row per board (one INSERT may not touch a row twice): a later put of a board wins.
         var last: [String: Int] = [:]
         for (i, b) in batch.boards.enumerated() { last[b.name] = i }
@@ -57,6 +59,29 @@ enum PostgresBatch {
         // Delivered at COMMIT, to every daemon's follower: a wake-up, the tables say what changed
         // (a batch of checks alone changed nothing).
         if !batch.isEmpty { try c.query("NOTIFY \(PostgresFollower.channel)") }
+    }
+
+    /// The batch's keys, the ones the hub forgot, and each keyed board's keys
+    /// past both bounds (older than `keyKeepMs`, below its last `historyLimit` revs).
+    static func writeKeys(_ batch: CommitBatch, on c: PGConnection) throws(PGError) {
+        if !batch.forgottenKeys.isEmpty {
+            let list = JSON.array(batch.forgottenKeys.map { JSON.array([.string($0.board), .string($0.key)]) })
+            try c.query("""
+                DELETE FROM foldsync_keys k USING json_array_elements($1::json) AS f(v)
+                WHERE k.board = f.v->>0 AND k.key = f.v->>1
+                """, [String(decoding: list.encoded(), as: UTF8.self)])
+        }
+        guard !batch.keys.isEmpty else { return }
+        try insertRows("INSERT INTO foldsync_keys(board, key, rev, fingerprint, at) VALUES",
+                       batch.keys.map { [$0.board, $0.key, String($0.rev), String($0.fingerprint), String($0.at == 0 ? batch.now : $0.at)] },
+                       "ON CONFLICT(board, key) DO NOTHING", on: c)
+        var newest: [String: Int] = [:]
+        for k in batch.keys { newest[k.board] = max(newest[k.board] ?? 0, k.rev) }
+        let bounds = JSON.object(JSONObject(newest.map { ($0.key, JSON.int($0.value - batch.historyLimit)) }))
+        try c.query("""
+            DELETE FROM foldsync_keys k USING json_each_text($1::json) AS t(board, upto)
+            WHERE k.board = t.board AND k.rev <= t.upto::bigint AND k.at < $2
+            """, [String(decoding: bounds.encoded(), as: UTF8.self), String(batch.now &- batch.keyKeepMs)])
     }
 
     /// One multi-row INSERT per `rowsPerInsert` rows (each row as many

@@ -5,7 +5,7 @@ import FoldCore
 /// foldsyncd is refused rather than misread.
 enum PostgresSchema {
     /// The version this binary writes and understands.
-    static let version = 3
+    static let version = 4
 
     /// Held (transaction-scoped) while creating, so daemons starting together
     /// do not race on `CREATE TABLE`.
@@ -19,6 +19,15 @@ enum PostgresSchema {
             at bigint NOT NULL DEFAULT 0, actor text NOT NULL DEFAULT '', session text NOT NULL DEFAULT '',
             action text, inverse text, summary text NOT NULL DEFAULT '',
             PRIMARY KEY(board, rev));
+        \(keys)
+        """
+
+    /// Accepted actions' keys (`StoredKey`).
+    static let keys = """
+        CREATE TABLE IF NOT EXISTS foldsync_keys(
+            board text NOT NULL, key text NOT NULL, rev bigint NOT NULL, fingerprint bigint NOT NULL, at bigint NOT NULL,
+            PRIMARY KEY(board, key));
+        CREATE INDEX IF NOT EXISTS foldsync_keys_by_age ON foldsync_keys(board, at);
         """
 
     /// `upgrades[v]` takes a database from version `v` to `v + 1`, inside the setup transaction.
@@ -31,6 +40,7 @@ enum PostgresSchema {
             """,
         // The tables stay; a change of fields may now store `FieldUndo`'s compact undo, which an older release cannot read.
         2: "SELECT 1",
+        3: keys,
     ]
 
     /// Creates the tables on a fresh database; refuses one whose version

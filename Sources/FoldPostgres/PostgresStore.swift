@@ -43,6 +43,16 @@ public final class PostgresStore: BoardStore, @unchecked Sendable {
         }
     }
 
+    public func loadKeys() throws(StoreError) -> [StoredKey] {
+        try using { c throws(PGError) in
+            let r = try c.query("SELECT board, key, rev, fingerprint, at FROM foldsync_keys ORDER BY board, at, rev")
+            return (0..<r.rows).map { i in
+                StoredKey(board: r.text(i, 0) ?? "", key: r.text(i, 1) ?? "", rev: r.int(i, 2) ?? 0,
+                          fingerprint: Int64(r.int(i, 3) ?? 0), at: r.int(i, 4) ?? 0)
+            }
+        }
+    }
+
     public func loadChanges(board: String, after rev: Int) throws(StoreError) -> [StoredChange] {
         try using { c throws(PGError) in
             let r = try c.query("SELECT rev, ops FROM foldsync_changes WHERE board = $1 AND rev > $2 ORDER BY rev",

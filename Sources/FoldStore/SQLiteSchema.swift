@@ -5,13 +5,14 @@ import FoldCore
 /// written by a newer release is refused rather than misread.
 enum SQLiteSchema {
     /// The version this binary writes and understands.
-    static let version = 4
+    static let version = 5
 
     /// A fresh store, at `version`.
     static let create = """
         CREATE TABLE boards(
             name TEXT PRIMARY KEY, epoch TEXT NOT NULL, rev INTEGER NOT NULL, state BLOB NOT NULL);
         \(log)
+        \(keys)
         CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
         INSERT INTO meta(key, value) VALUES('schema', '\(version)');
         """
@@ -24,6 +25,14 @@ enum SQLiteSchema {
             board TEXT NOT NULL, first INTEGER NOT NULL, last INTEGER NOT NULL, youngest INTEGER NOT NULL, changes BLOB NOT NULL,
             PRIMARY KEY(board, first)) WITHOUT ROWID;
         CREATE TABLE journal(seq INTEGER PRIMARY KEY, runs BLOB NOT NULL);
+        """
+
+    /// Accepted actions' keys (`StoredKey`), each board's by age for pruning.
+    static let keys = """
+        CREATE TABLE keys(
+            board TEXT NOT NULL, key TEXT NOT NULL, rev INTEGER NOT NULL, fingerprint INTEGER NOT NULL, at INTEGER NOT NULL,
+            PRIMARY KEY(board, key)) WITHOUT ROWID;
+        CREATE INDEX keys_by_age ON keys(board, at);
         """
 
     /// `upgrades[v]` takes a store from version `v` to `v + 1`. Version 1 (the
@@ -42,6 +51,7 @@ enum SQLiteSchema {
         2: "UPDATE meta SET value = '3' WHERE key = 'schema';",
         // The log moves into runs (`runsFromRows`, after this).
         3: log + "UPDATE meta SET value = '4' WHERE key = 'schema';",
+        4: keys + "UPDATE meta SET value = '5' WHERE key = 'schema';",
     ]
 
     /// Upgrade step 3's second half: every row of the old `changes` table

@@ -208,7 +208,9 @@ public final class SQLiteStore: BoardStore, @unchecked Sendable {
             for name in batch.deletions {
                 sql.deleteBoard.reset(); try sql.deleteBoard.bind(1, name); try sql.deleteBoard.run()
                 sql.deleteChunks.reset(); try sql.deleteChunks.bind(1, name); try sql.deleteChunks.run()
+                sql.deleteKeys.reset(); try sql.deleteKeys.bind(1, name); try sql.deleteKeys.run()
             }
+            try writeKeys(batch, sql)
             for b in batch.boards where plan.write.contains(b.name) {
                 let s = sql.upsertBoard
                 s.reset()
@@ -240,6 +242,41 @@ public final class SQLiteStore: BoardStore, @unchecked Sendable {
             try? db.execute("ROLLBACK")
             throw error
         }
+    }
+
+    /// The batch's keys, the ones the hub forgot, and each keyed board's
+    /// keys past both bounds (older than `keyKeepMs` and below its last
+    /// `historyLimit` revs).
+    private func writeKeys(_ batch: CommitBatch, _ sql: SQLiteStatements) throws(StoreError) {
+        for k in batch.forgottenKeys {
+            sql.deleteKey.reset(); try sql.deleteKey.bind(1, k.board); try sql.deleteKey.bind(2, k.key); try sql.deleteKey.run()
+        }
+        var newest: [String: Int] = [:]
+        for k in batch.keys {
+            let s = sql.insertKey
+            s.reset()
+            try s.bind(1, k.board); try s.bind(2, k.key); try s.bind(3, k.rev)
+            try s.bind(4, Int(k.fingerprint)); try s.bind(5, k.at == 0 ? batch.now : k.at)
+            try s.run()
+            newest[k.board] = max(newest[k.board] ?? 0, k.rev)
+        }
+        for (board, rev) in newest {
+            let s = sql.pruneKeys
+            s.reset()
+            try s.bind(1, board); try s.bind(2, batch.now &- batch.keyKeepMs); try s.bind(3, rev - batch.historyLimit)
+            try s.run()
+        }
+    }
+
+    public func loadKeys() throws(StoreError) -> [StoredKey] {
+        let s = try statements().selectKeys
+        s.reset()
+        defer { s.reset() }
+        var out: [StoredKey] = []
+        while try s.step() {
+            out.append(StoredKey(board: s.text(0), key: s.text(1), rev: s.int(2), fingerprint: Int64(s.int(3)), at: s.int(4)))
+        }
+        return out
     }
 
     /// Where a journal row is encoded: kept between commits, so it is not a fresh allocation each time.
@@ -320,6 +357,7 @@ public final class SQLiteStore: BoardStore, @unchecked Sendable {
 /// (a connection with live statements cannot close).
 final class SQLiteStatements {
     let upsertBoard, deleteBoard, deleteChunks, deleteChunk, chunksFrom, insertJournal, dropJournal: SQLiteStatement
+    let insertKey, deleteKey, deleteKeys, pruneKeys, selectKeys: SQLiteStatement
     let chunks: SQLiteChunkWriter
     let selectBoards: SQLiteStatement
     let history: SQLiteHistoryStatements
@@ -342,6 +380,12 @@ final class SQLiteStatements {
         insertJournal = try db.prepare("INSERT INTO journal(seq, runs) VALUES(?1, ?2)")
         dropJournal = try db.prepare("DELETE FROM journal WHERE seq < ?1")
         selectBoards = try db.prepare("SELECT name, epoch, rev, state FROM boards ORDER BY name")
+        // A key is written once; a repeat of a key is answered by the hub and never reaches the store.
+        insertKey = try db.prepare("INSERT OR REPLACE INTO keys(board, key, rev, fingerprint, at) VALUES(?1, ?2, ?3, ?4, ?5)")
+        deleteKey = try db.prepare("DELETE FROM keys WHERE board = ?1 AND key = ?2")
+        deleteKeys = try db.prepare("DELETE FROM keys WHERE board = ?1")
+        pruneKeys = try db.prepare("DELETE FROM keys WHERE board = ?1 AND at < ?2 AND rev <= ?3")
+        selectKeys = try db.prepare("SELECT board, key, rev, fingerprint, at FROM keys ORDER BY board, at, rev")
         history = try SQLiteHistoryStatements(db, staged: staged)
     }
 }

@@ -38,7 +38,6 @@ import Testing
         var c: EventStreamClient? = try EventStreamClient(port: d.port, path: "/api/boards/default/events")
         #expect(try c?.next()?.type == "snapshot")
         #expect(try eventually(timeout: 3) { metric("foldsync_event_streams", in: try d.http("GET", "/metrics").text) == 1 })
-        let before = try Self.cpuSeconds(d.pid)
         c = nil
         var metrics = ""
         #expect(try eventually(timeout: 4) {
@@ -46,10 +45,13 @@ import Testing
             return metric(#"foldsync_event_streams_ended_total{reason="reader"}"#, in: metrics) == 1
                 && metric("foldsync_event_streams", in: metrics) == 0
         }, "\(metrics)")
-        Thread.sleep(forTimeInterval: 2)
-        // Idle but for the few requests above: a loop polling the closed socket would use the core.
+        // Measured over a quiet window only: the /metrics polls above cost CPU
+        // of their own, more on a loaded machine. A loop polling the closed
+        // socket would use most of a core here.
+        let before = try Self.cpuSeconds(d.pid)
+        Thread.sleep(forTimeInterval: 3)
         let used = try Self.cpuSeconds(d.pid) - before
-        #expect(used < 1.0, "the daemon used \(used) s of CPU after its only reader left")
+        #expect(used < 0.6, "the daemon used \(used) s of CPU in 3 s after its only reader left")
     }
 
     /// User plus system time of process `pid` so far, from /proc.

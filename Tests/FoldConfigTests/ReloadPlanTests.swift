@@ -9,7 +9,7 @@ import Testing
     static let samples: [String: String] = [
         "listen": "127.0.0.1:9999", "db": "/tmp/other.db", "log-level": "debug", "event-loop": "poll",
         "web-root": "/srv/web", "max-message-bytes": "1024", "max-body-bytes": "2048", "coalesce-ms": "5",
-        "history-per-board": "7", "history-days": "0.5", "max-boards": "3", "max-sections": "4", "max-items": "5", "max-title-bytes": "6",
+        "history-per-board": "7", "history-days": "0.5", "action-key-hours": "48", "action-keys-per-board": "500", "max-boards": "3", "max-sections": "4", "max-items": "5", "max-title-bytes": "6",
         "max-item-bytes": "7", "max-board-bytes": "100", "max-queue-frames": "9", "max-queue-bytes": "5000",
         "slow-client-timeout": "3", "ping-interval": "4", "handshake-timeout": "5", "store-busy-timeout": "6",
         "shutdown-timeout": "7", "token": "late read \(String(repeating: "ab", count: 32))", "allow-anonymous": "true",

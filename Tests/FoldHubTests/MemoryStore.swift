@@ -5,6 +5,7 @@ import FoldCore
 final class MemoryStore: BoardStore {
     var boards: [String: StoredBoard] = [:]
     var changes: [StoredChange] = []
+    var keys: [StoredKey] = []
     /// While set, `commit` and `probe` throw it.
     var failure: String?
 
@@ -14,12 +15,18 @@ final class MemoryStore: BoardStore {
         changes.filter { $0.board == board && $0.rev > rev }
     }
 
+    func loadKeys() throws(StoreError) -> [StoredKey] { keys }
+
     func commit(_ batch: CommitBatch) throws(StoreError) {
         if let failure { throw StoreError(failure) }
         for name in batch.deletions {
             boards[name] = nil
             changes.removeAll { $0.board == name }
+            keys.removeAll { $0.board == name }
         }
+        let forgotten = Set(batch.forgottenKeys)
+        keys.removeAll { forgotten.contains(KeyName(board: $0.board, key: $0.key)) }
+        keys += batch.keys.map { var k = $0; k.at = batch.now; return k }
         for b in batch.boards { boards[b.name] = StoredBoard(name: b.name, epoch: b.epoch, rev: b.rev, state: b.encodedState) }
         changes += batch.changes
     }

@@ -73,6 +73,14 @@ public struct CommitBatch: Sendable {
     /// Answers given without a change, to confirm against a shared store's
     /// head (a single-node store is its own head: it ignores them).
     public var checks: [PositionCheck] = []
+    /// Keys of the actions in this batch, and of keyed no-ops.
+    public var keys: [StoredKey] = []
+    /// Kept keys past the count the hub keeps per board: deleted.
+    public var forgottenKeys: [KeyName] = []
+    /// A key is kept at least this long (action-key-hours, ms) and while its
+    /// rev is among the board's last `historyLimit`; older ones are pruned
+    /// when the board's keys are next written.
+    public var keyKeepMs = 0
     /// Changes kept per board whatever their age; older ones are pruned in
     /// the same transaction once they are also older than `keepMs`.
     public var historyLimit: Int
@@ -96,7 +104,7 @@ public struct CommitBatch: Sendable {
     /// to keep (`keepMs` 0) every change past `historyLimit` goes.
     public var cutoff: Int { keepMs <= 0 ? .max : now &- keepMs }
 
-    public var isEmpty: Bool { deletions.isEmpty && boards.isEmpty && changes.isEmpty }
+    public var isEmpty: Bool { deletions.isEmpty && boards.isEmpty && changes.isEmpty && keys.isEmpty && forgottenKeys.isEmpty }
 }
 
 /// Where a board's history is read from: the store itself, or a reader of
@@ -123,6 +131,8 @@ public protocol BoardStore: HistorySource {
     func loadBoards() throws(StoreError) -> [StoredBoard]
     /// A board's kept changes with `rev > after`, oldest first.
     func loadChanges(board: String, after rev: Int) throws(StoreError) -> [StoredChange]
+    /// Every kept action key, each board's oldest first.
+    func loadKeys() throws(StoreError) -> [StoredKey]
     /// Commits the batch atomically and durably, or throws and commits nothing.
     func commit(_ batch: CommitBatch) throws(StoreError)
     /// A cheap write that succeeds only when the store accepts writes again.

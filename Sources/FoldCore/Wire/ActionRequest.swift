@@ -6,11 +6,14 @@ public struct ActionRequest: Sendable, Equatable {
     /// Refuse with `conflict` unless the board is at exactly this rev.
     public var ifRev: Int?
     public var action: Action
+    /// Makes the action exactly-once (`ActionKey`); already checked.
+    public var key: String?
 
-    public init(id: String? = nil, board: String, ifRev: Int? = nil, action: Action) {
+    public init(id: String? = nil, board: String, ifRev: Int? = nil, action: Action, key: String? = nil) {
         self.id = id
         self.board = board
         self.ifRev = ifRev
         self.action = action
+        self.key = key
     }
 }

@@ -44,7 +44,9 @@ extension ClientMessage {
 extension ActionRequest {
     /// The body of `POST /api/boards/NAME/actions`: an action without
     /// `board`. A `board` member, if any, is ignored: the URL names the board.
-    public static func decode(_ json: JSON, board: String, limits: Limits) -> Result<ActionRequest, WireError> {
+    /// `idempotencyKey`: the `Idempotency-Key` header, the same as a `key`
+    /// member (a body that also has one must give the same).
+    public static func decode(_ json: JSON, board: String, limits: Limits, idempotencyKey: String? = nil) -> Result<ActionRequest, WireError> {
         do throws(WireError) {
             var reader = try FieldReader.start(json)
             let type = try reader.string("type")
@@ -55,7 +57,15 @@ extension ActionRequest {
             guard let name = ActionName(rawValue: type) else {
                 throw reader.fail(.unknownType, "unknown action type '\(type)'")
             }
-            return .success(try reader.actionRequest(type: name, board: board, limits: limits))
+            var request = try reader.actionRequest(type: name, board: board, limits: limits)
+            if let header = idempotencyKey {
+                if let problem = ActionKey.problem(header) { throw reader.fail("header 'Idempotency-Key' \(problem)") }
+                if let key = request.key, key != header {
+                    throw reader.fail("header 'Idempotency-Key' and field 'key' differ; give one, or the same")
+                }
+                request.key = header
+            }
+            return .success(request)
         } catch {
             return .failure(error)
         }
@@ -77,7 +87,9 @@ extension FieldReader {
     func actionRequest(type: ActionName, board: String, limits: Limits) throws(WireError) -> ActionRequest {
         let ifRev = try optionalInt("ifRev")
         if let ifRev, ifRev < 0 { throw fail("field 'ifRev' must be a non-negative integer") }
+        let key = try optionalString("key")
+        if let key, let problem = ActionKey.problem(key) { throw fail("field 'key' \(problem)") }
         let action = try self.action(type: type, limits: limits)
-        return ActionRequest(id: id, board: board, ifRev: ifRev, action: action)
+        return ActionRequest(id: id, board: board, ifRev: ifRev, action: action, key: key)
     }
 }

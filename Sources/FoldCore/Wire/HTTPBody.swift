@@ -61,9 +61,10 @@ public enum HTTPBody {
     }
 
     /// `POST /api/boards/NAME/actions` once committed: `{"rev":…}`.
-    public static func rev(_ rev: Int) -> [UInt8] {
+    public static func rev(_ rev: Int, duplicate: Bool = false) -> [UInt8] {
         var out = Array("{\"rev\":".utf8)
         JSONWriter.appendInt(rev, to: &out)
+        if duplicate { out += Array(",\"duplicate\":true".utf8) }
         out.append(UInt8(ascii: "}"))
         return out
     }

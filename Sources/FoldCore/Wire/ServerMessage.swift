@@ -37,13 +37,15 @@ public enum ServerMessage {
     }
 
     /// `id` is written as null when the action carried none.
-    public static func ack(id: String?, board: String, rev: Int) -> [UInt8] {
-        var out = start(capacity: 64 + (id?.utf8.count ?? 4) + board.utf8.count)
+    /// `duplicate`: the answer to a repeat of an accepted key, the first's rev.
+    public static func ack(id: String?, board: String, rev: Int, duplicate: Bool = false) -> [UInt8] {
+        var out = start(capacity: 80 + (id?.utf8.count ?? 4) + board.utf8.count)
         JSONWriter.appendRaw("{\"type\":\"ack\",\"id\":", to: &out)
         if let id { JSONWriter.appendString(id, to: &out) } else { JSONWriter.appendRaw("null", to: &out) }
         appendField("board", board, to: &out)
         JSONWriter.appendRaw(",\"rev\":", to: &out)
         JSONWriter.appendInt(rev, to: &out)
+        if duplicate { JSONWriter.appendRaw(",\"duplicate\":true", to: &out) }
         out.append(UInt8(ascii: "}"))
         return out
     }

@@ -5,6 +5,8 @@ public struct WireError: Error, Sendable, Equatable, CustomStringConvertible {
     public var message: String
     public var id: String?
     public var board: String?
+    /// The HTTP status when not the code's own (422 for a key reused with another action).
+    public var status: Int?
 
     public init(_ code: ErrorCode, _ message: String, id: String? = nil, board: String? = nil) {
         self.code = code

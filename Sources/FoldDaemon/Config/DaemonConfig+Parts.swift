@@ -33,6 +33,8 @@ extension DaemonConfig {
         h.storeIsShared = storeIsShared
         h.historyPerBoard = historyPerBoard
         h.historyDays = historyDays
+        h.actionKeyHours = actionKeyHours
+        h.actionKeysPerBoard = actionKeysPerBoard
         h.maxQueueFrames = maxQueueFrames
         h.maxQueueBytes = maxQueueBytes
         h.slowClientSeconds = slowClientSeconds

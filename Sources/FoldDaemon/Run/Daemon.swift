@@ -112,7 +112,7 @@ public enum Daemon {
                 finished.signal()
                 return
             }
-            let hub = Hub(settings: config.hub(jwt: jwt), logger: logger, digest: OpenSSLDigest(), boards: loaded.map { $0.state(history: config.historyPerBoard) },
+            let hub = Hub(settings: config.hub(jwt: jwt), logger: logger, digest: OpenSSLDigest(), boards: loaded.map { $0.state(history: config.historyPerBoard, keysPerBoard: config.actionKeysPerBoard) },
                           watchdogEvery: notifier.watchdogIntervalUs.map { Double($0) / 1e6 },
                           statusEvery: notifier.socketPath == nil ? nil : 5)
             let driver = HubDriver(hub: hub, config: config, server: server, notifier: notifier)

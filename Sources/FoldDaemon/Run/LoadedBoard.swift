@@ -8,11 +8,14 @@ struct LoadedBoard: Sendable {
     var rev: Int
     var board: Board
     var changes: [StoredChange]
+    /// Its kept action keys, oldest first.
+    var keys: [StoredKey] = []
 
     /// Reads every board and its kept changes. Limits and item rules are not
     /// re-applied (`Board(trusted:)`): what was accepted once stays readable.
     static func loadAll(from store: any BoardStore, history: Int, logger: Logger) throws(StoreError) -> [LoadedBoard] {
         var out: [LoadedBoard] = []
+        let keys = Dictionary(grouping: try store.loadKeys(), by: \.board)
         for stored in try store.loadBoards() {
             let board: Board
             do {
@@ -22,12 +25,15 @@ struct LoadedBoard: Sendable {
                 continue
             }
             let changes = try store.loadChanges(board: stored.name, after: max(0, stored.rev - history))
-            out.append(LoadedBoard(name: stored.name, epoch: stored.epoch, rev: stored.rev, board: board, changes: changes))
+            out.append(LoadedBoard(name: stored.name, epoch: stored.epoch, rev: stored.rev, board: board, changes: changes,
+                                   keys: keys[stored.name] ?? []))
         }
         return out
     }
 
-    func state(history: Int) -> BoardState {
-        BoardState(name: name, epoch: epoch, rev: rev, board: board, changes: changes, history: history)
+    func state(history: Int, keysPerBoard: Int) -> BoardState {
+        let b = BoardState(name: name, epoch: epoch, rev: rev, board: board, changes: changes, history: history)
+        b.remember(keys, cap: keysPerBoard)
+        return b
     }
 }

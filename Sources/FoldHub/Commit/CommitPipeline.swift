@@ -46,6 +46,12 @@ struct CommitPipeline {
     /// The newest and the oldest batch handed to the store that are not durable yet.
     var newestUnsynced: UInt64? { inFlight?.id ?? syncing.last?.id }
     var oldestUnsynced: UInt64? { syncing.first?.id ?? inFlight?.id }
+    /// The entry that carries `key` on `board`, in any batch or waiting for one.
+    func entry(keyed key: String, on board: String) -> PendingEntry? {
+        func find(_ list: [PendingEntry]) -> PendingEntry? { list.first { $0.key == key && $0.board == board } }
+        return find(pending) ?? inFlight.flatMap { find($0.entries) } ?? syncing.lazy.compactMap { find($0.entries) }.first
+    }
+
     /// Whether `board` has an action in any batch or waiting for one.
     func holds(_ board: String) -> Bool {
         pending.contains { $0.board == board } || (inFlight?.entries.contains { $0.board == board } ?? false)
@@ -77,11 +83,11 @@ struct CommitPipeline {
         guard inFlight == nil, !pending.isEmpty else { return .none }
         // No-op answers alone behind a batch still syncing wait for it: on one
         // node this is known without building the batch each time one more arrives.
-        if !syncing.isEmpty && !shared && !pending.contains(where: { $0.mutation != nil }) { return .none }
+        if !syncing.isEmpty && !shared && !pending.contains(where: { $0.writes }) { return .none }
         let entries = pending
         let id = nextBatchID
         let batch = build(id, entries)
-        let writes = !(batch.deletions.isEmpty && batch.puts.isEmpty && batch.checks.isEmpty)
+        let writes = !(batch.deletions.isEmpty && batch.puts.isEmpty && batch.checks.isEmpty && batch.keys.isEmpty)
         // Only no-op answers judged on changes not durable yet: they wait for the sync.
         if !writes && !syncing.isEmpty { return .none }
         pending = []

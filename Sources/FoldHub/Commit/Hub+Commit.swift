@@ -3,6 +3,11 @@ import FoldCore
 extension Hub {
     func enqueue(_ entry: PendingEntry) {
         entry.intent = currentIntent
+        // An action's key is written with its answer: a change's, or a no-op's.
+        if case .action(let request, _, _) = currentIntent, let key = request.key, entry.refusal == nil, !entry.duplicate {
+            entry.key = key
+            entry.fingerprint = ActionKey.fingerprint(request.action)
+        }
         if pipeline.enqueue(entry) { seal() }
     }
 
@@ -10,7 +15,10 @@ extension Hub {
     func seal() {
         switch pipeline.seal(build: batch) {
         case .none: break
-        case .commit(let sealed): emit(.commit(sealed))
+        case .commit(let sealed):
+            // Handed over: a batch that fails leaves them in the store, to be forgotten again later.
+            forgottenKeys.removeFirst(sealed.forgottenKeys.count)
+            emit(.commit(sealed))
         // Only no-op answers: nothing to write.
         case .answer(let batch): finished(batch.entries, seconds: 0)
         }
@@ -21,9 +29,12 @@ extension Hub {
     /// the pipeline is being changed: it reads nothing of the pipeline.
     private func batch(_ id: UInt64, _ entries: [PendingEntry]) -> SealedBatch {
         var sealed = SealedBatch(id: id, historyLimit: settings.historyPerBoard, keepMs: settings.historyKeepMs)
+        sealed.keyKeepMs = settings.actionKeyHours * 3_600_000
+        sealed.forgottenKeys = forgottenKeys
         var touched: [String] = []
         var seen: Set<String> = []
         for e in entries {
+            if let key = e.key { sealed.keys.append(StoredKey(board: e.board, key: key, rev: e.rev, fingerprint: e.fingerprint)) }
             guard let m = e.mutation else { continue }
             switch m {
             case .change(let board, let epoch, let rev, let ops, _, _):
@@ -142,6 +153,10 @@ extension Hub {
             }
         }
         if let refusal = e.refusal { return answer(e.reply, error: refusal) }
-        answer(e.reply, rev: e.rev, board: e.board)
+        if let key = e.key, let b = boards[e.board] {
+            let forgotten = b.keys.remember(key, .init(rev: e.rev, fingerprint: e.fingerprint), cap: settings.actionKeysPerBoard)
+            forgottenKeys += forgotten.map { KeyName(board: e.board, key: $0) }
+        }
+        answer(e.reply, rev: e.rev, board: e.board, duplicate: e.duplicate)
     }
 }

@@ -17,6 +17,7 @@ extension Hub {
             }
             return answerJudged(reply, error: WireError(.notFound, "no board '\(name)'", id: request.id, board: name), on: name)
         }
+        if answeredByKey(request, reply: reply) { return }
         if let want = request.ifRev, want != b.headRev {
             return answerJudged(reply, error: WireError(.conflict, "board '\(name)' is at rev \(b.headRev), not \(want)", id: request.id, board: name), on: name)
         }
@@ -32,6 +33,30 @@ extension Hub {
         accept(change, on: b, reply: reply, by: by) { change in
             RecordSource(actor: actor.name, session: actor.session, action: request.action, before: head, change: change)
         }
+    }
+
+    /// A repeat of a key this board accepted (committed, or still being
+    /// committed) gets the first's answer again, after everything queued
+    /// before it; the key with another action is refused. True when answered.
+    func answeredByKey(_ request: ActionRequest, reply: Reply) -> Bool {
+        guard let key = request.key, let b = boards[request.board] else { return false }
+        let first: (rev: Int, fingerprint: Int64)
+        if let kept = b.keys.find(key) {
+            first = (kept.rev, kept.fingerprint)
+        } else if let entry = pipeline.entry(keyed: key, on: b.name) {
+            first = (entry.rev, entry.fingerprint)
+        } else {
+            return false
+        }
+        guard first.fingerprint == ActionKey.fingerprint(request.action) else {
+            var e = WireError(.conflict, "key '\(key)' was already used for another action on board '\(b.name)'; a key names one action", id: request.id, board: b.name)
+            e.status = 422
+            answer(reply, error: e)
+            return true
+        }
+        metrics.duplicateActions += 1
+        enqueue(PendingEntry(mutation: nil, reply: reply, board: b.name, rev: first.rev, duplicate: true))
+        return true
     }
 
     /// Moves the head by an accepted change (nil: a no-op) and queues it for
@@ -109,14 +134,15 @@ extension Hub {
         }
     }
 
-    /// Acknowledges a committed request.
-    func answer(_ reply: Reply, rev: Int, board: String) {
+    /// Acknowledges a committed request (`duplicate`: a repeat of its key).
+    func answer(_ reply: Reply, rev: Int, board: String, duplicate: Bool = false) {
         switch reply {
         case .socket(let conn, let id, let board):
             guard sessions[conn] != nil else { return }
-            emit(.send(ids: [conn], frame: ServerMessage.ack(id: id, board: board, rev: rev)))
+            emit(.send(ids: [conn], frame: ServerMessage.ack(id: id, board: board, rev: rev, duplicate: duplicate)))
         case .httpRev(let x):
-            emit(.respond(exchange: x, HubResponse(status: 200, body: HTTPBody.rev(rev))))
+            emit(.respond(exchange: x, HubResponse(status: 200, headers: duplicate ? [("idempotent-replayed", "true")] : [],
+                                                   body: HTTPBody.rev(rev, duplicate: duplicate))))
         case .httpBoard(let x):
             let epoch = boards[board]?.epoch ?? ""
             emit(.respond(exchange: x, .json(HTTPBody.position(HTTPBody.Listing(board: board, epoch: epoch, rev: rev)))))

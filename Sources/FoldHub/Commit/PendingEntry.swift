@@ -45,9 +45,15 @@ final class PendingEntry {
     var intent: Intent?
     /// Who, what and how to undo it, for the history (changes only): built into the record by the committer.
     let record: RecordSource?
+    /// The action's key, written with it (set from the intent when the
+    /// entry is queued; never on a refusal or a duplicate's answer).
+    var key: String?
+    var fingerprint: Int64 = 0
+    /// The answer to a repeat of a key: `rev` is the first's, nothing is written.
+    let duplicate: Bool
 
     init(mutation: Mutation?, reply: Reply, board: String, rev: Int, refusal: WireError? = nil,
-         judgedAt: PositionCheck? = nil, intent: Intent? = nil, record: RecordSource? = nil) {
+         judgedAt: PositionCheck? = nil, intent: Intent? = nil, record: RecordSource? = nil, duplicate: Bool = false) {
         self.mutation = mutation
         self.reply = reply
         self.board = board
@@ -56,7 +62,11 @@ final class PendingEntry {
         self.judgedAt = judgedAt
         self.intent = intent
         self.record = record
+        self.duplicate = duplicate
     }
+
+    /// True when committing it writes something: a change, or a key.
+    var writes: Bool { mutation != nil || key != nil }
 }
 
 /// A write as a client asked for it: what it means does not depend on the rev it was applied at.

@@ -25,6 +25,9 @@ public struct SealedBatch: Sendable {
     public var changes: [Logged] = []
     public var created: Set<String> = []
     public var checks: [PositionCheck] = []
+    public var keys: [StoredKey] = []
+    public var forgottenKeys: [KeyName] = []
+    public var keyKeepMs = 0
     public var historyLimit: Int
     /// history-days, in milliseconds.
     public var keepMs = 0
@@ -38,6 +41,9 @@ public struct SealedBatch: Sendable {
         batch.recordsTimed = true
         batch.created = created
         batch.checks = checks
+        batch.keys = keys.map { var k = $0; k.at = now; return k }
+        batch.forgottenKeys = forgottenKeys
+        batch.keyKeepMs = keyKeepMs
         return batch
     }
 }

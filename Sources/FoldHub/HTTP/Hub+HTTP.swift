@@ -60,7 +60,7 @@ extension Hub {
             // (the transport adds the origin itself, for allowed ones only).
             respond(HubResponse(status: 204, headers: [
                 ("access-control-allow-methods", "GET, POST, PUT, DELETE"),
-                ("access-control-allow-headers", "authorization, content-type, last-event-id"),
+                ("access-control-allow-headers", "authorization, content-type, idempotency-key, last-event-id"),
                 ("access-control-max-age", "600"),
             ]))
         case ("GET", _), ("HEAD", _):
@@ -96,7 +96,7 @@ extension Hub {
 
     private func postAction(_ name: String, _ r: HubRequest) {
         guard let json = parseBody(r) else { return }
-        switch ActionRequest.decode(json, board: name, limits: settings.limits) {
+        switch ActionRequest.decode(json, board: name, limits: settings.limits, idempotencyKey: r.headers["idempotency-key"]) {
         case .failure(let e): emit(.respond(exchange: r.id, .error(e)))
         case .success(let request):
             switch httpAccess(r, Permission.required(for: request.action), board: name) {

@@ -26,6 +26,7 @@ extension Hub {
         metric("foldsync_resumes_total", "counter", "Subscriptions resumed from the change log.", m.resumes)
         metric("foldsync_slow_client_closes_total", "counter", "Connections closed for not reading.", m.slowClosed)
         metric("foldsync_commit_failures_total", "counter", "Store commits that failed.", m.commitFailures)
+        metric("foldsync_duplicate_actions_total", "counter", "Repeats of an accepted action's key, answered with the first answer and not applied again.", m.duplicateActions)
         metric("foldsync_http_requests_total", "counter", "HTTP requests served.", m.httpRequests)
         labelled("foldsync_actions_refused_total", "Requests refused, by error code.", "code", sorted(m.refused))
         metric("foldsync_ws_writes_total", "counter", "WebSocket writes; each carries every message queued for its connection.", t.writes)

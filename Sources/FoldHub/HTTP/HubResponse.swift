@@ -11,7 +11,7 @@ extension HTTPResponse {
 
     /// The contract's error body, with the code's one HTTP status.
     public static func error(_ e: WireError) -> HubResponse {
-        refusal(status: e.code.httpStatus, code: e.code.rawValue, e.message)
+        refusal(status: e.status ?? e.code.httpStatus, code: e.code.rawValue, e.message)
     }
 
     /// The same body for a status the contract's codes do not name (503

@@ -11,6 +11,8 @@ public struct Metrics: Sendable {
     public var resumes = 0
     public var slowClosed = 0
     public var commitFailures = 0
+    /// Repeats of an accepted action's key, answered without applying them again.
+    public var duplicateActions = 0
     public var httpRequests = 0
     public var refused: [String: Int] = [:]
     public var upgradesRefused: [String: Int] = [:]

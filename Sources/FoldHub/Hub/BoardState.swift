@@ -16,6 +16,8 @@ public final class BoardState {
     var history = Ring<[UInt8]>()
     /// The snapshot message at `rev`, built on first need and shared.
     private var snapshotCache: (rev: Int, epoch: String, frame: [UInt8])?
+    /// The keys of its committed keyed actions (`KeptKeys`).
+    var keys = KeptKeys()
     /// When presence last went out for this board.
     var lastPresence: Instant?
 
@@ -43,6 +45,11 @@ public final class BoardState {
         for c in run {
             self.history.append(ServerMessage.patch(board: name, epoch: epoch, rev: c.rev, ops: c.ops, by: nil))
         }
+    }
+
+    /// Keys read from the store, oldest first (past `cap`, the oldest are not kept).
+    public func remember(_ stored: [StoredKey], cap: Int) {
+        for k in stored.suffix(cap) { _ = keys.remember(k.key, .init(rev: k.rev, fingerprint: k.fingerprint), cap: cap) }
     }
 
     /// The shared snapshot message of the committed state.

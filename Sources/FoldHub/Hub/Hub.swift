@@ -33,6 +33,8 @@ public final class Hub {
     var remoteViewers: [String: ViewerCount] = [:]
     /// The action `perform` is queueing (attached to its entry by `enqueue`).
     var currentIntent: Intent?
+    /// Keys the boards forgot (past `actionKeysPerBoard`), for the next batch to delete.
+    var forgottenKeys: [KeyName] = []
     /// History reads handed to the reader, by id, and who waits for each.
     var reads: [UInt64: PendingRead] = [:]
     var nextReadID: UInt64 = 1

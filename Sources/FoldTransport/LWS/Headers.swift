@@ -22,7 +22,7 @@ enum Headers {
     }
 
     /// Headers lws has no token for, read by name (lws keeps them as "custom" headers).
-    static let wantedByName = ["last-event-id"]
+    static let wantedByName = ["last-event-id", "idempotency-key"]
 
     static func all(_ wsi: OpaquePointer) -> [String: String] {
         var out: [String: String] = [:]

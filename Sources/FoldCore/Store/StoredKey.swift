@@ -1,0 +1,32 @@
+/// An accepted action's key (`ActionKey`) as the store keeps it: written in
+/// the same transaction as the action's change (a no-op's key alone), so a
+/// key is durable exactly when its action is.
+public struct StoredKey: Sendable, Equatable {
+    public var board: String
+    public var key: String
+    /// The rev the action's ack carried: the board's rev once it was applied.
+    public var rev: Int
+    /// `ActionKey.fingerprint` of the action.
+    public var fingerprint: Int64
+    /// When it was committed (UTC milliseconds; 0 until the committer sets it).
+    public var at: Int
+
+    public init(board: String, key: String, rev: Int, fingerprint: Int64, at: Int = 0) {
+        self.board = board
+        self.key = key
+        self.rev = rev
+        self.fingerprint = fingerprint
+        self.at = at
+    }
+}
+
+/// A kept key the store may forget.
+public struct KeyName: Sendable, Hashable {
+    public var board: String
+    public var key: String
+
+    public init(board: String, key: String) {
+        self.board = board
+        self.key = key
+    }
+}

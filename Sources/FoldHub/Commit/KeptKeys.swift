@@ -1,0 +1,38 @@
+/// The keys of a board's committed keyed actions (`ActionKey`), each with
+/// the answer its action got: what the store keeps, mirrored, so a repeat
+/// is recognised without a read. Bounded by count: past `cap`, the oldest
+/// are forgotten (and the hub tells the store to forget them too).
+struct KeptKeys {
+    struct Kept: Equatable {
+        var rev: Int
+        var fingerprint: Int64
+    }
+
+    private(set) var byKey: [String: Kept] = [:]
+    /// Insertion order, oldest first from `head`; compacted once half is spent.
+    private var order: [String] = []
+    private var head = 0
+
+    var count: Int { byKey.count }
+
+    func find(_ key: String) -> Kept? { byKey[key] }
+
+    /// Remembers `key` (a key already kept keeps its first answer); returns
+    /// the keys forgotten to stay within `cap`.
+    mutating func remember(_ key: String, _ kept: Kept, cap: Int) -> [String] {
+        guard byKey[key] == nil else { return [] }
+        byKey[key] = kept
+        order.append(key)
+        var forgotten: [String] = []
+        while byKey.count > max(cap, 1), head < order.count {
+            let oldest = order[head]
+            head += 1
+            if byKey.removeValue(forKey: oldest) != nil { forgotten.append(oldest) }
+        }
+        if head > 64 && head * 2 > order.count {
+            order.removeFirst(head)
+            head = 0
+        }
+        return forgotten
+    }
+}

@@ -1,0 +1,61 @@
+import Testing
+@testable import FoldCore
+
+/// An action's `key`: read, checked, and fingerprinted by what the action does.
+@Suite struct ActionKeyDecodeTests {
+    func decode(_ source: String) throws -> Result<ClientMessage, WireError> {
+        ClientMessage.decode(try parse(source), limits: .defaults)
+    }
+
+    func key(_ keyJSON: String) throws -> Result<String?, WireError> {
+        switch try decode(#"{"type":"toggle","board":"b","section":"s0","id":"7","key":\#(keyJSON)}"#) {
+        case .success(.action(let r)): return .success(r.key)
+        case .success: return .success(nil)
+        case .failure(let e): return .failure(e)
+        }
+    }
+
+    @Test func aValidKeyIsKept() throws {
+        #expect(try key(#""c1f3-17""#).get() == "c1f3-17")
+        #expect(try key(#"" ~!""#).get() == " ~!")
+        #expect(try key("\"" + String(repeating: "k", count: 64) + "\"").get()?.utf8.count == 64)
+    }
+
+    @Test func badKeysAreBadRequestsThatEchoTheID() throws {
+        for bad in ["\"\"", "\"" + String(repeating: "k", count: 65) + "\"", #""tab\there""#, #""new\nline""#, #""é""#, "17", "null", #"["k"]"#] {
+            guard case .failure(let e) = try key(bad) else {
+                Issue.record("key \(bad) was accepted")
+                continue
+            }
+            #expect(e.code == .badRequest && e.id == "7" && e.message.contains("'key'"), "\(bad): \(e)")
+        }
+    }
+
+    @Test func theHeaderAndTheFieldMustAgree() throws {
+        let body = try parse(#"{"type":"toggle","section":"s0","key":"a"}"#)
+        #expect(try ActionRequest.decode(body, board: "b", limits: .defaults, idempotencyKey: "a").get().key == "a")
+        let plain = try parse(#"{"type":"toggle","section":"s0"}"#)
+        #expect(try ActionRequest.decode(plain, board: "b", limits: .defaults, idempotencyKey: "h").get().key == "h")
+        for (json, header) in [(body, "b"), (plain, String(repeating: "x", count: 65)), (plain, "bell\u{7}")] {
+            guard case .failure(let e) = ActionRequest.decode(json, board: "b", limits: .defaults, idempotencyKey: header) else {
+                Issue.record("header \(header) was accepted")
+                continue
+            }
+            #expect(e.code == .badRequest && e.message.contains("Idempotency-Key"), "\(e)")
+        }
+    }
+
+    @Test func theFingerprintIsTheActionsNotTheEnvelopes() {
+        let a = ActionKey.fingerprint(.toggle(section: "s0"))
+        #expect(a == ActionKey.fingerprint(.toggle(section: "s0")))
+        #expect(a != ActionKey.fingerprint(.toggle(section: "s1")))
+        #expect(a != ActionKey.fingerprint(.expand(section: "s0")))
+        #expect(ActionKey.fingerprint(.setTitle(section: "s0", title: "x")) != ActionKey.fingerprint(.setTitle(section: "s0", title: "y")))
+    }
+
+    @Test func aRepeatsAckSaysSo() {
+        #expect(String(decoding: ServerMessage.ack(id: "9", board: "b", rev: 3, duplicate: true), as: UTF8.self)
+            == #"{"type":"ack","id":"9","board":"b","rev":3,"duplicate":true}"#)
+        #expect(String(decoding: HTTPBody.rev(4, duplicate: true), as: UTF8.self) == #"{"rev":4,"duplicate":true}"#)
+    }
+}

@@ -1,0 +1,150 @@
+import FoldCore
+import Testing
+@testable import FoldHub
+
+/// Keyed actions through the hub: a repeat of an accepted key is answered
+/// with the first answer and never applied again; the key is written with
+/// the change, in the same batch.
+@Suite struct ActionKeyTests {
+    static let toggle = #""section":"s1","key":"c1-1""#
+
+    func opened() -> HubHarness {
+        let h = HubHarness()
+        h.open(1)
+        h.subscribe(1)
+        _ = h.read(1)
+        return h
+    }
+
+    func toggles(_ h: HubHarness) -> Int { h.store.changes.filter { $0.board == "default" }.count }
+
+    @Test func theKeyIsWrittenInTheBatchOfItsChange() {
+        let h = opened()
+        h.act(1, .toggle, Self.toggle, tag: "a")
+        #expect(h.commits.count == 1)
+        #expect(h.commits[0].keys.map(\.key) == ["c1-1"] && h.commits[0].keys.map(\.rev) == [1])
+        #expect(h.commits[0].changes.map(\.rev) == [1])
+        h.finishCommits()
+        #expect(h.store.keys.map(\.key) == ["c1-1"])
+        #expect(h.read(1).map(\.type) == ["patch", "ack"])
+    }
+
+    @Test func aRepeatAfterTheCommitGetsTheFirstAnswerAndChangesNothing() {
+        let h = opened()
+        h.act(1, .toggle, Self.toggle, tag: "a")
+        h.finishCommits()
+        _ = h.read(1)
+        h.open(2)
+        h.act(2, .toggle, Self.toggle, tag: "again")
+        h.finishCommits()
+        let ack = h.read(2)
+        #expect(ack.map(\.type) == ["ack"])
+        #expect(ack.first?.rev == 1 && ack.first?["duplicate"]?.boolValue == true && ack.first?["id"]?.stringValue == "again")
+        #expect(toggles(h) == 1 && h.hub.boards["default"]?.rev == 1)
+        #expect(h.read(1).isEmpty, "no patch for a repeat")
+        #expect(h.hub.metrics.duplicateActions == 1)
+    }
+
+    @Test func aRepeatWhileTheFirstIsBeingCommittedWaitsForItsAnswer() {
+        let h = opened()
+        h.act(1, .toggle, Self.toggle, tag: "a")
+        h.act(1, .toggle, Self.toggle, tag: "b")
+        #expect(h.read(1).isEmpty, "nothing answered before the commit")
+        h.finishCommits()
+        let out = h.read(1)
+        #expect(out.map(\.type) == ["patch", "ack", "ack"])
+        #expect(out[1].rev == 1 && out[1]["duplicate"] == nil)
+        #expect(out[2].rev == 1 && out[2]["duplicate"]?.boolValue == true)
+        #expect(toggles(h) == 1)
+    }
+
+    @Test func aKeyWithAnotherActionIsRefusedAndTheBoardIsUntouched() {
+        let h = opened()
+        h.act(1, .toggle, Self.toggle, tag: "a")
+        h.finishCommits()
+        _ = h.read(1)
+        h.act(1, .toggle, #""section":"s2","key":"c1-1""#, tag: "other")
+        h.finishCommits()
+        let out = h.read(1)
+        #expect(out.map(\.code) == ["conflict"] && out.first?["message"]?.stringValue?.contains("another action") == true)
+        #expect(toggles(h) == 1)
+        // Over HTTP the same refusal is 422.
+        h.feed(.http(HubRequest(id: 9, method: "POST", path: "/api/boards/default/actions", headers: ["idempotency-key": "c1-1"],
+                                body: Array(#"{"type":"collapseAll"}"#.utf8))))
+        #expect(h.responses[9]?.status == 422)
+    }
+
+    @Test func aRefusedActionDoesNotSpendItsKey() {
+        let h = opened()
+        h.act(1, .toggle, #""section":"s9","key":"k""#, tag: "missing")
+        #expect(h.read(1).map(\.code) == ["not_found"])
+        h.act(1, .addSection, #""section":{"id":"s9","title":"new"},"key":"k2""#, tag: "add")
+        h.finishCommits()
+        _ = h.read(1)
+        h.act(1, .toggle, #""section":"s9","key":"k""#, tag: "now")
+        h.finishCommits()
+        let out = h.read(1)
+        #expect(out.map(\.type) == ["patch", "ack"] && out[1].rev == 2 && out[1]["duplicate"] == nil)
+    }
+
+    @Test func aKeyedNoOpIsRememberedToo() {
+        let h = opened()
+        h.act(1, .collapse, #""section":"s1","key":"n1""#, tag: "noop")
+        #expect(h.commits.count == 1 && h.commits[0].keys.map(\.key) == ["n1"] && h.commits[0].changes.isEmpty)
+        h.finishCommits()
+        #expect(h.read(1).first?.rev == 0)
+        h.act(1, .collapse, #""section":"s1","key":"n1""#, tag: "again")
+        h.finishCommits()
+        #expect(h.read(1).first?["duplicate"]?.boolValue == true)
+        #expect(h.store.keys.map(\.key) == ["n1"])
+    }
+
+    @Test func keysPastTheBoundAreForgottenInTheStoreToo() {
+        let h = HubHarness { $0.actionKeysPerBoard = 16 }
+        h.autoCommit = true
+        h.open(1)
+        for i in 1...20 { h.act(1, .toggle, #""section":"s1","key":"k\#(i)""#) }
+        // The last batch carries what the one before it forgot; one more write carries the rest.
+        h.act(1, .toggle, #""section":"s1","key":"k21""#)
+        #expect(h.hub.boards["default"]?.keys.count == 16)
+        #expect(h.store.keys.count <= 17 && !h.store.keys.contains { $0.key == "k1" })
+        _ = h.read(1)
+        // A forgotten key is a new action again.
+        h.act(1, .toggle, #""section":"s1","key":"k1""#, tag: "old")
+        #expect(h.read(1).last?["duplicate"] == nil)
+    }
+
+    @Test func httpTakesTheIdempotencyKeyHeader() {
+        let h = HubHarness()
+        h.autoCommit = true
+        func post(_ id: UInt64, _ key: String, _ body: String = #"{"type":"toggle","section":"s0"}"#) -> HubResponse? {
+            h.feed(.http(HubRequest(id: id, method: "POST", path: "/api/boards/default/actions", headers: ["idempotency-key": key], body: Array(body.utf8))))
+            return h.responses[id]
+        }
+        let first = post(1, "h-1")
+        let again = post(2, "h-1")
+        #expect(first?.status == 200 && String(decoding: first?.body ?? [], as: UTF8.self) == #"{"rev":1}"#)
+        #expect(again?.status == 200 && String(decoding: again?.body ?? [], as: UTF8.self) == #"{"rev":1,"duplicate":true}"#)
+        #expect(again?.headers.contains { $0.0 == "idempotent-replayed" } == true)
+        #expect(h.hub.boards["default"]?.rev == 1)
+        #expect(post(3, "h-1", #"{"type":"toggle","section":"s2"}"#)?.status == 422)
+        #expect(post(4, String(repeating: "x", count: 65))?.status == 400)
+        #expect(post(5, "tab\there")?.status == 400)
+        #expect(post(6, "h-2", #"{"type":"toggle","section":"s0","key":"other"}"#)?.status == 400)
+        #expect(h.hub.boards["default"]?.rev == 1)
+    }
+}
+
+/// `KeptKeys` alone: bounded, oldest forgotten first.
+@Suite struct KeptKeysTests {
+    @Test func forgetsTheOldestPastTheCap() {
+        var k = KeptKeys()
+        var forgotten: [String] = []
+        for i in 0..<200 { forgotten += k.remember("k\(i)", .init(rev: i, fingerprint: 7), cap: 50) }
+        #expect(k.count == 50)
+        #expect(forgotten == (0..<150).map { "k\($0)" })
+        #expect(k.find("k149") == nil && k.find("k150")?.rev == 150)
+        #expect(k.remember("k199", .init(rev: 1, fingerprint: 1), cap: 50).isEmpty)
+        #expect(k.find("k199")?.rev == 199, "a key keeps its first answer")
+    }
+}
