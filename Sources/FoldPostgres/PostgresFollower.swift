@@ -127,9 +127,15 @@ public final class PostgresFollower {
                 SELECT rev, ops FROM foldsync_changes WHERE board = $1 AND epoch = $2 AND rev > $3 AND rev <= $4 ORDER BY rev
                 """, [name, head.epoch, String(s.rev), String(head.rev)])
             if r.rows == head.rev - s.rev {
-                return .changes(board: name, epoch: head.epoch, (0..<r.rows).map {
-                    StoredChange(board: name, rev: r.int($0, 0) ?? 0, ops: r.bytes($0, 1))
-                })
+                var changes = (0..<r.rows).map { StoredChange(board: name, rev: r.int($0, 0) ?? 0, ops: r.bytes($0, 1)) }
+                // The keys of those changes (and of no-ops answered at their revs): a repeat sent to this node is then known.
+                let k = try c.query("SELECT key, rev, fingerprint FROM foldsync_keys WHERE board = $1 AND rev > $2 AND rev <= $3",
+                                    [name, String(s.rev), String(head.rev)])
+                for i in 0..<k.rows {
+                    guard let rev = k.int(i, 1), let key = k.text(i, 0), rev > s.rev, rev - s.rev - 1 < changes.count else { continue }
+                    changes[rev - s.rev - 1].keys.append(StoredKey(board: name, key: key, rev: rev, fingerprint: Int64(k.int(i, 2) ?? 0)))
+                }
+                return .changes(board: name, epoch: head.epoch, changes)
             }
         }
         let r = try c.query("SELECT epoch, rev, state FROM foldsync_boards WHERE name = $1", [name])

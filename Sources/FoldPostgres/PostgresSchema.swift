@@ -28,6 +28,7 @@ enum PostgresSchema {
             board text NOT NULL, key text NOT NULL, rev bigint NOT NULL, fingerprint bigint NOT NULL, at bigint NOT NULL,
             PRIMARY KEY(board, key));
         CREATE INDEX IF NOT EXISTS foldsync_keys_by_age ON foldsync_keys(board, at);
+        CREATE INDEX IF NOT EXISTS foldsync_keys_by_rev ON foldsync_keys(board, rev);
         """
 
     /// `upgrades[v]` takes a database from version `v` to `v + 1`, inside the setup transaction.

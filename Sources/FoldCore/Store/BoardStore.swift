@@ -34,6 +34,9 @@ public struct StoredChange: Sendable, Equatable {
     public var rev: Int
     public var ops: [UInt8]
     public var record: ChangeRecord?
+    /// The action keys answered with this rev, as a shared store's follower
+    /// reads them beside the change (empty everywhere else).
+    public var keys: [StoredKey] = []
 
     public init(board: String, rev: Int, ops: [UInt8], record: ChangeRecord? = nil) {
         self.board = board

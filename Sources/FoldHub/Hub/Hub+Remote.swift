@@ -49,6 +49,10 @@ extension Hub {
             b.headRev = c.rev
             let message = ServerMessage.patch(board: name, epoch: epoch, rev: c.rev, ops: c.ops, by: nil)
             b.history.append(message)
+            for k in c.keys {
+                forgottenKeys += b.keys.remember(k.key, .init(rev: k.rev, fingerprint: k.fingerprint), cap: settings.actionKeysPerBoard)
+                    .map { KeyName(board: name, key: $0) }
+            }
             metrics.changesApplied += 1
             broadcast(message, on: name)
         }
