@@ -74,14 +74,14 @@ import Testing
         let server = try PostgresServer.shared()
         let uri = try server.createDatabase()
         _ = try PostgresStore(uri: uri)
-        #expect(try server.psql(uri, "SELECT value FROM foldsync_meta WHERE key = 'schema'") == "3")
+        #expect(try server.psql(uri, "SELECT value FROM foldsync_meta WHERE key = 'schema'") == "4")
         // Opening again leaves a known schema alone.
         _ = try PostgresStore(uri: uri)
-        try server.psql(uri, "UPDATE foldsync_meta SET value = '4' WHERE key = 'schema'")
+        try server.psql(uri, "UPDATE foldsync_meta SET value = '5' WHERE key = 'schema'")
         #expect {
             _ = try PostgresStore(uri: uri)
         } throws: { error in
-            guard case .schemaTooNew(found: 4, known: 3)? = error as? PostgresOpenError else { return false }
+            guard case .schemaTooNew(found: 5, known: 4)? = error as? PostgresOpenError else { return false }
             return true
         }
     }
@@ -104,7 +104,8 @@ import Testing
         let uri = try server.createDatabase()
         try server.psql(uri, Self.releaseOneSchema)
         let store = try PostgresStore(uri: uri)
-        #expect(try server.psql(uri, "SELECT value FROM foldsync_meta WHERE key = 'schema'") == "3")
+        #expect(try server.psql(uri, "SELECT value FROM foldsync_meta WHERE key = 'schema'") == "4")
+        #expect(try store.loadKeys().isEmpty, "the keys' table is there, empty")
         #expect(try store.loadBoards().map { "\($0.name) \($0.epoch) \($0.rev)" } == ["default ep1 2"])
         #expect(try store.loadChanges(board: "default", after: 0).map(\.rev) == [1, 2])
         #expect(try store.history(board: "default", HistoryQuery(.latest, limit: 5)).map(\.record) == [nil, nil])

@@ -30,6 +30,8 @@ enum StoreMigration {
                 return 2
             }
             var copied = 0, changes = 0
+            // The action keys go along, with their times: a client's retry after the move is still a repeat.
+            let keys = Dictionary(grouping: try source.loadKeys(), by: \.board)
             for board in try source.loadBoards() {
                 // With their records (who, when, the undo), so the history reads the same after the move.
                 let log = try source.history(board: board.name, HistoryQuery(.since(0), limit: Int.max / 2))
@@ -39,6 +41,7 @@ enum StoreMigration {
                 batch.created = [board.name]
                 batch.boards = [board]
                 batch.changes = log
+                batch.keys = keys[board.name] ?? []
                 try target.commit(batch)
                 copied += 1
                 changes += log.count

@@ -12,7 +12,8 @@ import Testing
         let old = try DaemonProcess()
         defer { old.shutdown() }
         for i in 0..<5 {
-            #expect(try old.http("POST", "/api/boards/default/actions", body: #"{"type":"toggle","section":"s\#(i % 3)"}"#).status == 200)
+            #expect(try old.http("POST", "/api/boards/default/actions", body: #"{"type":"toggle","section":"s\#(i % 3)"}"#,
+                                 headers: [("Idempotency-Key", "before-move-\(i)")]).status == 200)
         }
         let doc = #"{"mode":"multi","sections":[{"id":"a","title":"A","items":["x"],"expanded":false}]}"#
         #expect(try old.http("PUT", "/api/boards/team", body: doc).status == 200)
@@ -38,6 +39,10 @@ import Testing
             let p = try c.recvSkippingPresence()
             #expect(p.type == "patch" && p.rev == rev)
         }
+        // So did the action keys: a retry sent after the move is a repeat.
+        let retry = try moved.http("POST", "/api/boards/default/actions", body: #"{"type":"toggle","section":"s1"}"#,
+                                   headers: [("Idempotency-Key", "before-move-1")])
+        #expect(retry.text == #"{"rev":2,"duplicate":true}"#, "\(retry.text)")
         #expect(moved.stop() == 0)
 
         // The target holds boards now: refused, then replaced when told.
