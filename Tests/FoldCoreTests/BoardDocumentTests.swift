@@ -92,6 +92,6 @@ import Testing
         #expect(!Names.isValid("é"))
         #expect(Limits.defaults.maxBoards == 1_000)
         #expect(Limits.defaults.maxBoardBytes == 4_194_304)
-        #expect(ErrorCode.allCases.map(\.httpStatus) == [400, 400, 404, 409, 422, 403, 413, 429, 500])
+        #expect(ErrorCode.allCases.map(\.httpStatus) == [400, 400, 404, 409, 422, 403, 413, 429, 500, 410])
     }
 }

@@ -135,6 +135,50 @@ import Testing
     }
 }
 
+/// `settle`: the way a client learns the fate of an action whose answer it
+/// lost, and makes sure an unapplied one stays unapplied.
+@Suite struct SettleTests {
+    @Test func aSettledAcceptedKeyGetsItsFirstAnswer() {
+        let h = HubHarness()
+        h.autoCommit = true
+        h.open(1)
+        h.act(1, .toggle, #""section":"s1","key":"k""#, tag: "a")
+        _ = h.read(1)
+        h.send(1, #"{"type":"settle","board":"default","key":"k","id":"s"}"#)
+        let out = h.read(1)
+        #expect(out.map(\.type) == ["ack"] && out[0].rev == 1 && out[0]["duplicate"]?.boolValue == true && out[0]["id"]?.stringValue == "s")
+    }
+
+    @Test func aSettledUnusedKeyIsVoidForGood() {
+        let h = HubHarness()
+        h.open(1)
+        h.send(1, #"{"type":"settle","board":"default","key":"late","id":"s"}"#)
+        #expect(h.commits.count == 1 && h.commits[0].keys.map(\.rev) == [-1], "the void key is written before the answer")
+        #expect(h.read(1).isEmpty)
+        h.finishCommits()
+        #expect(h.read(1).map(\.code) == ["expired"])
+        #expect(h.store.keys.map(\.key) == ["late"])
+        // The action it stood for, arriving late, is refused; so is a second settle.
+        h.act(1, .toggle, #""section":"s1","key":"late""#, tag: "a")
+        h.send(1, #"{"type":"settle","board":"default","key":"late","id":"s2"}"#)
+        h.finishCommits()
+        #expect(h.read(1).map(\.code) == ["expired", "expired"])
+        #expect(h.hub.boards["default"]?.rev == 0)
+        h.feed(.http(HubRequest(id: 5, method: "POST", path: "/api/boards/default/settle", body: Array(#"{"key":"late"}"#.utf8))))
+        h.finishCommits()
+        #expect(h.responses[5]?.status == 410)
+    }
+
+    @Test func badSettlesAreBadRequests() {
+        let h = HubHarness()
+        h.open(1)
+        h.send(1, #"{"type":"settle","board":"default","id":"s"}"#)
+        h.send(1, #"{"type":"settle","board":"default","key":"","id":"s"}"#)
+        #expect(h.read(1).map(\.code) == ["bad_request", "bad_request"])
+        #expect(h.commits.isEmpty)
+    }
+}
+
 /// `KeptKeys` alone: bounded, oldest forgotten first.
 @Suite struct KeptKeysTests {
     @Test func forgetsTheOldestPastTheCap() {

@@ -9,6 +9,8 @@ public enum ErrorCode: String, Sendable, CaseIterable {
     case tooLarge = "too_large"
     case rateLimited = "rate_limited"
     case `internal`
+    /// An action's key was settled as never applied (`settle`): it is void.
+    case expired
 
     public var httpStatus: Int {
         switch self {
@@ -20,6 +22,7 @@ public enum ErrorCode: String, Sendable, CaseIterable {
         case .tooLarge: return 413
         case .rateLimited: return 429
         case .internal: return 500
+        case .expired: return 410
         }
     }
 }

@@ -31,6 +31,9 @@ extension ClientMessage {
             return .auth(token: try reader.string("token"))
         case "view":
             return .view(following: try reader.bool("following"))
+        case "settle":
+            let board = try reader.boardName()
+            return .settle(board: board, key: try reader.settledKey(), id: reader.id)
         default:
             guard let name = ActionName(rawValue: type) else {
                 throw reader.fail(.unknownType, "unknown message type '\(type)'")
@@ -82,6 +85,13 @@ extension FieldReader {
         var reader = FieldReader(object: object)
         reader.id = try reader.optionalString("id")
         return reader
+    }
+
+    /// `settle`'s `key`: required, and a valid key.
+    func settledKey() throws(WireError) -> String {
+        let key = try string("key")
+        if let problem = ActionKey.problem(key) { throw fail("field 'key' \(problem)") }
+        return key
     }
 
     func actionRequest(type: ActionName, board: String, limits: Limits) throws(WireError) -> ActionRequest {

@@ -8,4 +8,8 @@ public enum ClientMessage: Sendable, Equatable {
     /// An extension: whether this connection follows the board's folds and
     /// focus or browses on its own (counted in `presence`).
     case view(following: Bool)
+    /// An extension: learn whether the action sent with `key` was applied,
+    /// and if it was not, make sure it never will be (`ack` with
+    /// `duplicate`, or `expired` and the key is void).
+    case settle(board: String, key: String, id: String?)
 }

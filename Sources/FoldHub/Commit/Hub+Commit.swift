@@ -34,7 +34,9 @@ extension Hub {
         var touched: [String] = []
         var seen: Set<String> = []
         for e in entries {
-            if let key = e.key { sealed.keys.append(StoredKey(board: e.board, key: key, rev: e.rev, fingerprint: e.fingerprint)) }
+            if let key = e.key {
+                sealed.keys.append(StoredKey(board: e.board, key: key, rev: e.void ? -1 : e.rev, fingerprint: e.fingerprint))
+            }
             guard let m = e.mutation else { continue }
             switch m {
             case .change(let board, let epoch, let rev, let ops, _, _):
@@ -152,11 +154,11 @@ extension Hub {
                 broadcast(ServerMessage.deleted(board: name), on: name)
             }
         }
-        if let refusal = e.refusal { return answer(e.reply, error: refusal) }
         if let key = e.key, let b = boards[e.board] {
-            let forgotten = b.keys.remember(key, .init(rev: e.rev, fingerprint: e.fingerprint), cap: settings.actionKeysPerBoard)
+            let forgotten = b.keys.remember(key, .init(rev: e.void ? -1 : e.rev, fingerprint: e.fingerprint), cap: settings.actionKeysPerBoard)
             forgottenKeys += forgotten.map { KeyName(board: e.board, key: $0) }
         }
+        if let refusal = e.refusal { return answer(e.reply, error: refusal) }
         answer(e.reply, rev: e.rev, board: e.board, duplicate: e.duplicate)
     }
 }

@@ -39,14 +39,11 @@ extension Hub {
     /// committed) gets the first's answer again, after everything queued
     /// before it; the key with another action is refused. True when answered.
     func answeredByKey(_ request: ActionRequest, reply: Reply) -> Bool {
-        guard let key = request.key, let b = boards[request.board] else { return false }
-        let first: (rev: Int, fingerprint: Int64)
-        if let kept = b.keys.find(key) {
-            first = (kept.rev, kept.fingerprint)
-        } else if let entry = pipeline.entry(keyed: key, on: b.name) {
-            first = (entry.rev, entry.fingerprint)
-        } else {
-            return false
+        guard let key = request.key, let b = boards[request.board], let first = keyed(key, on: b) else { return false }
+        if first.rev < 0 {
+            answer(reply, error: WireError(.expired, "key '\(key)' was settled as never applied on board '\(b.name)'; an action sent with it is refused",
+                                           id: request.id, board: b.name))
+            return true
         }
         guard first.fingerprint == ActionKey.fingerprint(request.action) else {
             var e = WireError(.conflict, "key '\(key)' was already used for another action on board '\(b.name)'; a key names one action", id: request.id, board: b.name)
@@ -57,6 +54,43 @@ extension Hub {
         metrics.duplicateActions += 1
         enqueue(PendingEntry(mutation: nil, reply: reply, board: b.name, rev: first.rev, duplicate: true))
         return true
+    }
+
+    /// What `key` stands for on `b`: its first answer's rev (-1: void) and
+    /// action, committed or still being committed; nil for a key not used.
+    func keyed(_ key: String, on b: BoardState) -> (rev: Int, fingerprint: Int64)? {
+        if let kept = b.keys.find(key) { return (kept.rev, kept.fingerprint) }
+        if let entry = pipeline.entry(keyed: key, on: b.name) { return (entry.void ? -1 : entry.rev, entry.fingerprint) }
+        return nil
+    }
+
+    /// `settle`: a key accepted gets its first answer again (an `ack` with
+    /// `duplicate`); a key never used is written void, so the action it was
+    /// sent with can never be applied, and the answer is `expired`. Either
+    /// waits for the store, behind what was queued before it.
+    func settle(_ key: String, on name: String, reply: Reply) {
+        currentIntent = .settle(board: name, key: key)
+        defer { currentIntent = nil }
+        if holdBehindCatchUp(name, reply: reply) { return }
+        if let fault = pipeline.fault {
+            return answer(reply, error: WireError(.internal, "the store refuses writes (\(fault)); try again later", board: name))
+        }
+        guard let b = boards[name], b.head != nil else {
+            return answerJudged(reply, error: WireError(.notFound, "no board '\(name)'", board: name), on: name)
+        }
+        let expired = WireError(.expired, "key '\(key)' was never applied on board '\(name)'; it is void now: an action sent with it is refused", board: name)
+        if let first = keyed(key, on: b) {
+            if first.rev < 0 {
+                return enqueue(PendingEntry(mutation: nil, reply: reply, board: name, rev: b.headRev, refusal: expired))
+            }
+            metrics.duplicateActions += 1
+            return enqueue(PendingEntry(mutation: nil, reply: reply, board: name, rev: first.rev, duplicate: true))
+        }
+        let entry = PendingEntry(mutation: nil, reply: reply, board: name, rev: b.headRev, refusal: expired,
+                                 judgedAt: PositionCheck(name: name, epoch: b.headEpoch, rev: b.headRev))
+        entry.key = key
+        entry.void = true
+        enqueue(entry)
     }
 
     /// Moves the head by an accepted change (nil: a no-op) and queues it for

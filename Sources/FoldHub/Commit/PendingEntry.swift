@@ -49,6 +49,8 @@ final class PendingEntry {
     /// entry is queued; never on a refusal or a duplicate's answer).
     var key: String?
     var fingerprint: Int64 = 0
+    /// `settle` found the key unused: it is written void (rev -1), and the answer is `expired`.
+    var void = false
     /// The answer to a repeat of a key: `rev` is the first's, nothing is written.
     let duplicate: Bool
 
@@ -73,4 +75,5 @@ final class PendingEntry {
 enum Intent {
     case action(ActionRequest, by: String?, actor: Author)
     case delete(board: String)
+    case settle(board: String, key: String)
 }

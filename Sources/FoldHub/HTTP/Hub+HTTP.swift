@@ -51,6 +51,8 @@ extension Hub {
             delete(name, reply: .httpDeleted(exchange: r.id))
         case ("POST", "api/boards/*/actions"):
             postAction(name, r)
+        case ("POST", "api/boards/*/settle"):
+            postSettle(name, r)
         case ("GET", "api/boards/*/events"):
             openStream(name, r)
         case ("GET", "api/boards/*/history"):
@@ -92,6 +94,24 @@ extension Hub {
             return emit(.respond(exchange: r.id, .error(WireError(error))))
         }
         perform(ActionRequest(board: name, action: .replace(board)), reply: .httpBoard(exchange: r.id), by: nil, actor: actor)
+    }
+
+    /// `{"key": K}` (or the `Idempotency-Key` header alone): see `settle`.
+    private func postSettle(_ name: String, _ r: HubRequest) {
+        let key: String
+        if r.body.isEmpty, let header = r.headers["idempotency-key"] {
+            key = header
+        } else {
+            guard let json = parseBody(r) else { return }
+            guard let k = json["key"]?.stringValue else { return emit(.respond(exchange: r.id, .error(.badRequest, "field 'key' must be a string"))) }
+            key = k
+        }
+        if let problem = ActionKey.problem(key) { return emit(.respond(exchange: r.id, .error(.badRequest, "key \(problem)"))) }
+        guard Names.isValid(name) else { return emit(.respond(exchange: r.id, .error(.badRequest, "invalid board name"))) }
+        switch httpAccess(r, .fold, board: name) {
+        case .denied(let denial): emit(.respond(exchange: r.id, denial))
+        case .allowed: settle(key, on: name, reply: .httpRev(exchange: r.id))
+        }
     }
 
     private func postAction(_ name: String, _ r: HubRequest) {

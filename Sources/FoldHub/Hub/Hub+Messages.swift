@@ -41,6 +41,10 @@ extension Hub {
                     actor: Author(identity: s.identity, session: s.name))
         case .success(.view(let following)):
             setFollowing(following, for: s)
+        case .success(.settle(let board, let key, let id)):
+            // Only a writer's keys can matter: the least write permission is asked.
+            guard permits(s, .fold, board: board) else { return forbid(s, "settle", board: board, id: id) }
+            settle(key, on: board, reply: .socket(connection: s.id, id: id, board: board))
         case .success(.auth(let secret)):
             // With no token configured everyone may do everything: nothing to prove.
             authenticate(s, secret: secret)

@@ -131,6 +131,7 @@ extension Hub {
             switch e.intent {
             case .action(let request, let by, let actor): perform(request, reply: e.reply, by: by, actor: actor)
             case .delete(let board): delete(board, reply: e.reply)
+            case .settle(let board, let key): settle(key, on: board, reply: e.reply)
             case nil: break
             }
         }
