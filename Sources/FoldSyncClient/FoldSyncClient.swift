@@ -25,14 +25,17 @@ public final class FoldSyncClient: @unchecked Sendable {
     private let stateListeners = Locked<[AsyncStream<SyncState>.Continuation]>([])
 
     /// Connects (and keeps connecting) to `url` (`ws://HOST:PORT/ws`).
-    public init(url: String, token: TokenSource = .none) throws {
+    /// `outbox`: how many actions, and how long, wait for a connection.
+    public init(url: String, token: TokenSource = .none, outbox: OutboxLimits = OutboxLimits()) throws {
         guard let endpoint = Endpoint(url: url) else { throw SyncError(code: "bad_request", message: "'\(url)' is not a ws:// or wss:// URL") }
         self.url = url
         self.endpoint = endpoint
         self.token = token
         client = WebClient(logger: Logger.silent)
         mailbox = Mailbox<SyncCommand>(waker: client.waker)
-        connection = SyncConnection()
+        var random = SystemRandomNumberGenerator()
+        let id = String(random.next() as UInt64, radix: 16)
+        connection = SyncConnection(outbox: Outbox(clientID: String(repeating: "0", count: 16 - id.count) + id, limits: outbox))
         connection.owner = self
         let started = DispatchSemaphore(value: 0)
         let failure = Locked<TransportError?>(nil)
@@ -72,12 +75,21 @@ public final class FoldSyncClient: @unchecked Sendable {
     /// Follow the board's folds and focus (true, the default) or browse on your own (`view`).
     public func follow(_ following: Bool) { mailbox.post(.view(following)) }
 
-    /// Closes the connection; pending actions fail with `closed`, nothing reconnects.
+    /// Closes the connection; actions still in the outbox fail with `closed`, nothing reconnects.
     public func close() { mailbox.post(.close) }
 
+    /// Kept in the outbox until answered. A cancelled task's action is
+    /// taken back when unsent, else settled; either way it throws `expired`
+    /// unless it had been applied (then it returns its rev).
     func perform(_ action: Action, on board: String, ifRev: Int?) async throws -> Int {
-        try await withCheckedThrowingContinuation { c in mailbox.post(.act(board, action, ifRev, c)) }
+        let ticket = tickets.withLock { n -> UInt64 in n += 1; return n }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { c in mailbox.post(.act(ticket, board, action, ifRev, c)) }
+        } onCancel: {
+            mailbox.post(.cancel(ticket))
+        }
     }
+    private let tickets = Locked<UInt64>(0)
 
     /// Why the token function last failed, if it did (the connection goes on without a token).
     public var lastTokenFailure: String? { tokenFailure.withLock { $0 } }
@@ -104,7 +116,8 @@ private struct ServiceThreadParts: @unchecked Sendable {
 /// What a caller's thread hands the service thread.
 enum SyncCommand: @unchecked Sendable {
     case subscribe(String, CheckedContinuation<SyncBoard, Error>)
-    case act(String, Action, Int?, CheckedContinuation<Int, Error>)
+    case act(UInt64, String, Action, Int?, CheckedContinuation<Int, Error>)
+    case cancel(UInt64)
     case view(Bool)
     case close
     /// The token provider answered (nil: it failed; `why` says so).

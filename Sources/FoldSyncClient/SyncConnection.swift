@@ -1,6 +1,7 @@
 import FoldClient
 import FoldCore
 import FoldTransport
+import Dispatch
 
 /// The service-thread side of `FoldSyncClient`: one WebSocket at a time,
 /// the mirrors of the subscribed boards, the actions waiting for their
@@ -30,12 +31,46 @@ final class SyncConnection: WebClientDelegate {
     private var connected = false
     private var backoff = Backoff(base: 0.5, cap: 10)
     private var entries: [String: Entry] = [:]
-    private var pending: [String: CheckedContinuation<Int, Error>] = [:]
-    private var nextID = 1
+    /// Every action called and not answered (`Outbox`), and who waits for each.
+    private var outbox: Outbox
+    private var callers: [Outbox.Ticket: CheckedContinuation<Int, Error>] = [:]
+    /// The once-a-second check of the outbox's age bound is armed.
+    private var ticking = false
     private var following = true
     private var closing = false
 
+    init(outbox: Outbox) { self.outbox = outbox }
+
     private var client: WebClient { owner.client }
+    private var now: Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
+
+    /// Carries out what the outbox decided.
+    private func run(_ effects: [Outbox.Effect]) {
+        for effect in effects {
+            switch effect {
+            case .send(let item):
+                send(ClientRequest.action(item.action, board: item.board, id: item.key, ifRev: item.ifRev, key: item.key))
+            case .settle(let item):
+                send(ClientRequest.settle(board: item.board, key: item.key, id: item.key))
+            case .resolve(let ticket, let rev):
+                callers.removeValue(forKey: ticket)?.resume(returning: rev)
+            case .reject(let ticket, let error):
+                callers.removeValue(forKey: ticket)?.resume(throwing: error)
+            }
+        }
+        armTick()
+    }
+
+    /// While anything waits, the age bound is checked once a second.
+    private func armTick() {
+        guard !ticking, !outbox.items.isEmpty, !closing else { return }
+        ticking = true
+        client.schedule(afterMicroseconds: 1_000_000) { [weak self] in
+            guard let self else { return }
+            self.ticking = false
+            self.run(self.outbox.tick(now: self.now))
+        }
+    }
 
     func begin() { connect() }
 
@@ -87,13 +122,15 @@ final class SyncConnection: WebClientDelegate {
                 e.subscribing = true
                 send(ClientRequest.subscribe(board: name, since: e.mirror.position))
             }
+            // Behind the subscribes on the same connection: the daemon has resubscribed each board before it judges them.
+            run(outbox.ready(now: now))
         case .authExpiring:
             if case .provider(let fresh) = owner.token { askToken(fresh, refresh: true) }
         case .ack(let id, _, let rev):
-            if let id, let c = pending.removeValue(forKey: id) { c.resume(returning: rev ?? 0) }
+            if let id { run(outbox.answered(id: id, rev: rev ?? 0, error: nil)) }
         case .error(let code, let text, let id, let board):
-            if let id, let c = pending.removeValue(forKey: id) {
-                c.resume(throwing: SyncError(code: code, message: text))
+            if let id {
+                run(outbox.answered(id: id, rev: nil, error: SyncError(code: code, message: text)))
             } else if let board, let e = entries[board], id == nil {
                 // A subscription refused or ended (not_found, forbidden): whoever waits for it hears why.
                 let waiting = e.waiting
@@ -121,7 +158,7 @@ final class SyncConnection: WebClientDelegate {
                     if e.deleted || had?.epoch != p.epoch { reason = "epoch" } else if e.subscribing { reason = "pruned" } else { reason = "lagging" }
                 }
                 // An unasked-for snapshot: acks queued behind it were dropped (guarantee 2).
-                if reason == "lagging" { failPending("resynced", "the daemon resynchronised this connection; the action's outcome is unknown") }
+                if reason == "lagging" { run(outbox.answersDropped()) }
                 e.deleted = false
                 e.subscribing = false
                 e.board.publish(BoardChange(rev: p.rev, epoch: p.epoch, ops: nil, state: state, resynced: reason != nil, reason: reason))
@@ -149,7 +186,7 @@ final class SyncConnection: WebClientDelegate {
         guard s === socket else { return }
         socket = nil
         connected = false
-        failPending("disconnected", "the connection was lost (\(reason)); the action's outcome is unknown")
+        outbox.lost()
         if case .refused(let status) = reason, status == 401 || status == 403 {
             // Whoever waits for a first snapshot hears the refusal now, not after a retry that will be refused too.
             for e in entries.values where !e.waiting.isEmpty {
@@ -185,22 +222,22 @@ final class SyncConnection: WebClientDelegate {
                     e.subscribing = true
                     send(ClientRequest.subscribe(board: name, since: nil))
                 }
-            case .act(let board, let action, let ifRev, let c):
-                guard connected, !closing else {
-                    c.resume(throwing: SyncError(code: closing ? "closed" : "disconnected", message: "not connected: the action was not sent"))
+            case .act(let ticket, let board, let action, let ifRev, let c):
+                guard !closing else {
+                    c.resume(throwing: SyncError(code: "closed", message: "the client is closed: the action was not sent"))
                     continue
                 }
-                let id = "s\(nextID)"
-                nextID += 1
-                pending[id] = c
-                send(ClientRequest.action(action, board: board, id: id, ifRev: ifRev))
+                callers[ticket] = c
+                run(outbox.call(ticket, board: board, action: action, ifRev: ifRev, now: now))
+            case .cancel(let ticket):
+                run(outbox.cancel(ticket))
             case .view(let f):
                 following = f
                 if connected { send(ClientRequest.view(following: f)) }
             case .close:
                 guard !closing else { continue }
                 closing = true
-                failPending("closed", "the client was closed")
+                run(outbox.closeAll())
                 if let socket { socket.close(code: .normal, reason: "bye") } else { finish() }
             case .token(let token, let why, let refresh):
                 if let why { owner.reportTokenFailure(why) }
@@ -211,12 +248,6 @@ final class SyncConnection: WebClientDelegate {
                 }
             }
         }
-    }
-
-    private func failPending(_ code: String, _ message: String) {
-        let waiting = pending
-        pending.removeAll()
-        for c in waiting.values { c.resume(throwing: SyncError(code: code, message: message)) }
     }
 
     private func finish() {

@@ -28,14 +28,20 @@ public enum ClientRequest {
     }
 
     /// An action message with its `id`, so the `ack` or `error` can be matched.
-    public static func action(_ action: Action, board: String, id: String?, ifRev: Int? = nil) -> [UInt8] {
-        JSON.object(actionObject(action, board: board, id: id, ifRev: ifRev)).encoded()
+    /// `settle`: what became of the action sent with `key` (PROTOCOL.md).
+    public static func settle(board: String, key: String, id: String) -> [UInt8] {
+        JSON.object(["type": .string("settle"), "board": .string(board), "key": .string(key), "id": .string(id)]).encoded()
     }
 
-    public static func actionObject(_ action: Action, board: String, id: String?, ifRev: Int? = nil) -> JSONObject {
+    public static func action(_ action: Action, board: String, id: String?, ifRev: Int? = nil, key: String? = nil) -> [UInt8] {
+        JSON.object(actionObject(action, board: board, id: id, ifRev: ifRev, key: key)).encoded()
+    }
+
+    public static func actionObject(_ action: Action, board: String, id: String?, ifRev: Int? = nil, key: String? = nil) -> JSONObject {
         var o: JSONObject = ["type": .string(action.name), "board": .string(board)]
         if let id { o["id"] = .string(id) }
         if let ifRev { o["ifRev"] = .int(ifRev) }
+        if let key { o["key"] = .string(key) }
         action.encodeFields(into: &o)
         return o
     }
