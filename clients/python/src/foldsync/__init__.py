@@ -15,13 +15,14 @@ from .client import Client
 from .connect import connect
 from .errors import FoldError
 from .mirror import BoardMirror
+from .outbox import Outcome
 from .patch import PatchError, apply_patch
 from .states import CLOSED, CONNECTED, CONNECTING, DISCONNECTED, ConnectionState, TransportChange
 from .transport import Ended
 
 __version__ = "0.1.0"
 __all__ = [
-    "Board", "BoardMirror", "Change", "Client", "ConnectionState", "Ended", "FoldError", "PatchError", "Presence",
+    "Board", "BoardMirror", "Change", "Client", "ConnectionState", "Ended", "FoldError", "Outcome", "PatchError", "Presence",
     "TransportChange", "apply_patch", "backoff_delay", "connect",
     "CONNECTING", "CONNECTED", "DISCONNECTED", "CLOSED",
 ]

@@ -13,10 +13,18 @@ board is resubscribed on it with `since`. on_transport is told of each switch.
 `reconnect=hook`, for an application that decides itself when to come back
 (after a refusal its user must answer): `hook(end)` is asked each time a
 connection ends; False leaves the client `disconnected` with `delay_ms`
-None until `reconnect()`."""
+None until `reconnect()`.
+
+Actions go through the outbox (outbox.py): each is sent, in call order,
+once the client is connected and every board is resubscribed on that
+connection (the subscribes go first and the daemon answers in order, so the
+action's answer comes after the board's snapshot or resumed patches); what
+a connection that ended left unanswered is sent again with its key on the
+next one."""
 from __future__ import annotations
 
 import asyncio
+import functools
 import inspect
 import logging
 import urllib.parse
@@ -33,6 +41,7 @@ from .feed import Feed, Stream
 from .handshake import Refused
 from .history import fetch_history
 from .http import http_answers, http_base
+from .outbox import MAX_ACTIONS, MAX_AGE, Entry, Outbox, Outcome
 from .pending import Pending
 from .states import CLOSED, CONNECTED, CONNECTING, DISCONNECTED, ConnectionState, TransportChange
 from .stream_transport import STREAM_IDLE_MS, StreamConnection
@@ -56,7 +65,8 @@ ReconnectHook = Callable[[Ended], Union[bool, Awaitable[bool]]]
 class Client:
     def __init__(self, url: str, token: TokenSource = None, *, open_timeout: float = 10.0,
                  transport: str = AUTO, websocket_retry_ms: int = WEBSOCKET_RETRY_MS,
-                 stream_idle_ms: int = STREAM_IDLE_MS, reconnect: Optional[ReconnectHook] = None) -> None:
+                 stream_idle_ms: int = STREAM_IDLE_MS, reconnect: Optional[ReconnectHook] = None,
+                 outbox_max_actions: int = MAX_ACTIONS, outbox_max_age: float = MAX_AGE) -> None:
         self.check(url, transport, reconnect)
         self.url = url
         self.identity: Optional[Dict[str, Any]] = None  # the last `authenticated` message
@@ -84,6 +94,10 @@ class Client:
         self._messages: Feed[Dict[str, Any]] = Feed()
         self._boards: Dict[str, Board] = {}
         self._pending = Pending()
+        self._outbox = Outbox(outbox_max_actions, outbox_max_age)
+        self._ready = False  # connected, and every board's subscribe sent on this connection: actions may go
+        self._flusher: "Optional[asyncio.Task[None]]" = None
+        self._ages: "Optional[asyncio.Task[None]]" = None
         self._conn: Optional[Connection] = None
         self._handover: Optional[Connection] = None  # a greeted WebSocket taking over from the stream
         self._upgrade: "Optional[asyncio.Task[None]]" = None
@@ -152,6 +166,23 @@ class Client:
         touches already show it. For an application that keeps its own copy."""
         return self._messages.listen(callback)
 
+    @property
+    def client_id(self) -> str:
+        """16 hex digits, random per Client: the first part of every action's key."""
+        return self._outbox.client_id
+
+    @property
+    def outbox_size(self) -> int:
+        """How many actions wait for their answer (sent or not)."""
+        return len(self._outbox)
+
+    def on_outbox(self, callback: Callable[[Outcome], None]) -> Callable[[], None]:
+        """Calls `callback(Outcome(key, board, action, rev, error))` with what
+        became of each action whose awaiting task was cancelled: `rev` when it
+        was applied, else `error` (`expired`: removed before it was sent, or
+        settled as never applied; `closed`: unknown, the client was closed)."""
+        return self._outbox.outcomes.listen(callback)
+
     def _set_state(self, state: str, reason: Optional[str] = None, delay_ms: Optional[int] = None,
                    code: Optional[int] = None) -> None:
         self._status = ConnectionState(state, reason, delay_ms, code)
@@ -174,8 +205,9 @@ class Client:
             raise
 
     async def close(self) -> None:
-        """Closes the connection for good: pending actions reject with code
-        `closed`, every stream ends, nothing reconnects."""
+        """Closes the connection for good: actions waiting reject with code
+        `closed` (one that had been sent may or may not have been applied),
+        every stream ends, nothing reconnects."""
         if self._closing.is_set():
             if self._task is not None:
                 await asyncio.gather(self._task, return_exceptions=True)
@@ -189,7 +221,8 @@ class Client:
             await asyncio.gather(self._task, return_exceptions=True)
         for t in list(self._side_tasks):
             t.cancel()
-        self._pending.reject_all(CLOSED_CODE, "the client was closed")
+        self._pending.forget_all()
+        self._outbox.close(FoldError(CLOSED_CODE, "the client was closed"))
         if not self._first.done():
             self._first.set_exception(FoldError(CLOSED_CODE, "the client was closed"))
             self._first.exception()
@@ -215,7 +248,7 @@ class Client:
         """Drops the connection, if any, and connects at once, asking the
         token again (the backoff starts over): after the reconnect hook
         returned False, or when the user gave a new token. Actions waiting
-        reject with `disconnected`. Nothing after close()."""
+        stay in the outbox. Nothing after close()."""
         if self._closing.is_set():
             return
         self._backoff.reset()
@@ -327,6 +360,7 @@ class Client:
             finally:
                 if timer is not None:
                     timer.cancel()
+            self._carrier_lost(conn)
             following, self._handover = self._handover, None
             if following is None or self._closing.is_set():
                 break
@@ -334,13 +368,15 @@ class Client:
         reached = self._connected
         self._conn = None
         self._connected = False
-        if self._closing.is_set():
-            self._pending.reject_all(CLOSED_CODE, "the client was closed")
-        elif self._again:
-            self._pending.reject_all(DISCONNECTED_CODE, "the client reconnected: the action may or may not have happened")
-        else:
-            self._pending.reject_all(DISCONNECTED_CODE, "the connection dropped before the answer")
         return end, reached
+
+    def _carrier_lost(self, conn: Connection) -> None:
+        """`conn` carries nothing more (it ended, or the WebSocket took over
+        from it): its unanswered actions wait to be sent again with their keys."""
+        self._ready = False
+        self._pending.forget_all()
+        self._outbox.lost(conn)
+        self._spawn(conn.close())  # a stream's POSTs in flight: their answers are no longer awaited
 
     def _no_hello(self, conn: Connection) -> None:
         # A host that swallows packets would otherwise hold the attempt for minutes.
@@ -390,6 +426,7 @@ class Client:
                 await self._send(again)
 
     async def _on_hello(self, m: Dict[str, Any]) -> None:
+        conn_at_hello = self._conn
         self.session = m.get("session")
         self._greeted = True
         # A reconnect() made while this attempt was under way is answered by it.
@@ -404,6 +441,11 @@ class Client:
             await self._send({"type": "view", "following": False})
         for board in list(self._boards.values()):
             await self._send(board.subscribe_message())
+        if self._conn is conn_at_hello:
+            # Bounds first: what is past the age is settled, not sent again.
+            self._outbox.expire(asyncio.get_running_loop().time())
+            self._ready = True
+            self._kick()
         # A switch of transport on a live client is no change of state.
         if self._status.state != CONNECTED:
             self._set_state(CONNECTED)
@@ -509,15 +551,57 @@ class Client:
         board.end()
 
     async def _act(self, action: Dict[str, Any]) -> int:
+        """Puts the action in the outbox and waits for its answer. Cancelling
+        the awaiting task removes an action not sent yet, or settles a sent
+        one in the background (the outcome goes to on_outbox)."""
         if self._closing.is_set():
             raise FoldError(CLOSED_CODE, "the client was closed")
-        if not self._connected:
-            raise FoldError(DISCONNECTED_CODE, "not connected")
-        conn = self._conn
-        action_id, answer = self._pending.open(in_band=conn is None or conn.in_band)
-        if not await self._send(dict(action, id=action_id)):
-            self._pending.reject(action_id, FoldError(DISCONNECTED_CODE, "not connected"))
-        return await answer
+        entry = self._outbox.add(action, asyncio.get_running_loop().time())
+        self._kick()
+        if self._ages is None:
+            self._ages = self._spawn(self._watch_ages())
+        try:
+            return await entry.future
+        except asyncio.CancelledError:
+            if self._outbox.cancel(entry):
+                self._kick()
+            raise
+
+    # ---- the outbox on the wire ----
+
+    def _kick(self) -> None:
+        """Sends what waits, in order, when actions may go (one sender at a
+        time, so that the order called is the order sent)."""
+        if self._ready and (self._flusher is None or self._flusher.done()):
+            self._flusher = self._spawn(self._flush())
+
+    async def _flush(self) -> None:
+        while self._ready and not self._closing.is_set():
+            entry, conn = self._outbox.next_to_send(), self._conn
+            if entry is None or conn is None:
+                return
+            action_id, answer = self._pending.open(in_band=conn.in_band)
+            self._outbox.sending(entry, conn, action_id)
+            answer.add_done_callback(functools.partial(self._answered, entry, action_id))
+            if not await conn.send(dict(entry.wire(), id=action_id)):
+                # The connection is going: the next one sends it.
+                self._pending.forget(action_id)
+                self._outbox.not_sent(entry)
+                return
+
+    def _answered(self, entry: Entry, action_id: str, answer: "asyncio.Future[int]") -> None:
+        error = answer.exception()
+        self._outbox.answered(entry, action_id, None if error else answer.result(), error)
+
+    async def _watch_ages(self) -> None:
+        """Applies the age bound once a second while anything waits."""
+        try:
+            while len(self._outbox) and not self._closing.is_set():
+                await asyncio.sleep(1)
+                if self._outbox.expire(asyncio.get_running_loop().time()):
+                    self._kick()
+        finally:
+            self._ages = None
 
     async def follow(self, following: bool) -> None:
         """Whether this connection follows the board's folds and focus (sends

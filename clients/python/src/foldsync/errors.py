@@ -5,10 +5,11 @@ from typing import Optional
 
 # Client-side codes, beside the protocol's (bad_request, unknown_type, not_found, conflict,
 # invalid, forbidden, too_large, rate_limited, internal, unavailable):
-DISCONNECTED = "disconnected"  # the connection dropped before the answer came
+DISCONNECTED = "disconnected"  # no connection could be had (connect() gave up)
 CLOSED = "closed"              # the client was closed
 RESYNCED = "resynced"          # a `lagging` snapshot came while the action waited: its answer was dropped
 RATE_LIMITED = "rate_limited"  # the protocol's, named: it is the one refusal that carries no id
+EXPIRED = "expired"            # the protocol's (a settled key) and the outbox's: the action was never applied
 
 
 class FoldError(Exception):

@@ -1,4 +1,7 @@
-"""Actions awaiting their `ack` or `error`, matched by the `id` we sent.
+"""Actions awaiting their `ack` or `error` on the current connection,
+matched by the `id` we sent: each send of an outbox entry (outbox.py) opens
+an id; when the connection ends they are forgotten, and the outbox sends
+the action again with a new id and the same key.
 
 A `rate_limited` refusal names the action's id when the message had one
 (the daemon reads it back for that); one without (a `view`, or a message
@@ -76,13 +79,17 @@ class Pending:
             self._settle(action_id, FoldError(code, message))
         self._unclaimed.clear()
 
-    def reject_all(self, code: str, message: str) -> None:
-        waiting, self._waiting = self._waiting, {}
+    def forget(self, action_id: str) -> None:
+        """An id whose message could not be sent: no answer will come."""
+        if action_id in self._waiting:
+            self._pop(action_id)
+
+    def forget_all(self) -> None:
+        """The connection ended: no answer will come for what waits (the
+        outbox sends it again); the futures are dropped unanswered."""
+        self._waiting.clear()
         self._out_of_band.clear()
         self._unclaimed.clear()
-        for fut in waiting.values():
-            if not fut.done():
-                fut.set_exception(FoldError(code, message))
 
     def _claim_all(self) -> None:
         if self._unclaimed and len(self._unclaimed) >= len(self._waiting):

@@ -12,7 +12,13 @@ What it makes up so that the client need not care:
   "message"}), with the action's id. The answer comes on its own exchange
   and may beat the board's patch down the stream: an ack waits until the
   board's stream has delivered its rev (at most ACK_WAIT seconds), so that,
-  as on a WebSocket, the change is seen before the action resolves.
+  as on a WebSocket, the change is seen before the action resolves. The
+  action's `key` goes as the `Idempotency-Key` header, and `settle` is
+  POST /api/boards/NAME/settle. A POST waits until its board's stream is
+  open (the board resubscribed on this connection).
+- the end of the whole connection when a POST gets no answer (refused,
+  cut, timed out, or not the daemon's): its outcome is unknown, and the
+  client's outbox sends it again with its key after reconnecting.
 - `error` naming the board when its stream is refused (401/403 forbidden,
   404 not_found): the client takes it as the subscribe's answer.
 Any stream that ends or fails ends the whole connection: the client
@@ -54,6 +60,7 @@ class _BoardStream:
         self.rev = rev          # the last rev delivered (None: not known yet, or deleted)
         self.resets = 0         # snapshots and deletions delivered: an ack waiting is answered by them
         self.task: Optional["asyncio.Task[None]"] = None
+        self.opened = asyncio.Event()  # the daemon accepted the stream (or refused it): actions may go
 
 
 class StreamConnection:
@@ -180,6 +187,7 @@ class StreamConnection:
                                      timeout=self._open_timeout)
             if not current():
                 return
+            s.opened.set()
             if response.status != 200:
                 await self._refused(board, response)
                 return
@@ -242,26 +250,44 @@ class StreamConnection:
     # ---- actions ----
 
     async def _post(self, board: str, message: Message) -> None:
-        action_id = message.get("id")
-        action = {k: v for k, v in message.items() if k not in ("board", "id")}
+        action_id, key = message.get("id"), message.get("key")
+        headers = self._headers(**{"Content-Type": "application/json", "Accept": "application/json"})
+        if message.get("type") == "settle":
+            what, action = "settle", {"key": key}
+        else:
+            what = "actions"
+            action = {k: v for k, v in message.items() if k not in ("board", "id", "key")}
+            if isinstance(key, str):
+                headers["Idempotency-Key"] = key
+        s = self._streams.get(board)
+        if s is not None:
+            try:
+                await asyncio.wait_for(s.opened.wait(), self._open_timeout)
+            except asyncio.TimeoutError:
+                pass  # the stream's own failure ends the connection; the POST still has its answer
+        if self._done:
+            return  # the connection ended meanwhile: the next one sends it
         try:
-            response = await request("POST", self._url(board, "actions"),
-                                     headers=self._headers(**{"Content-Type": "application/json",
-                                                              "Accept": "application/json"}),
+            response = await request("POST", self._url(board, what), headers=headers,
                                      body=json.dumps(action).encode(), timeout=POST_TIMEOUT)
             status, body = response.status, await asyncio.wait_for(response.json(), POST_TIMEOUT)
         except (OSError, asyncio.TimeoutError, HTTPError) as e:
-            # The request may or may not have reached the daemon.
-            await self._hand({"type": "error", "id": action_id, "board": board, "code": "disconnected",
-                              "message": f"POST /api/boards/{board}/actions failed: {type(e).__name__}: {e}"})
+            # It may or may not have reached the daemon: the outbox asks again, with its key, on the next connection.
+            self._finish(f"POST /api/boards/{board}/{what} failed: {type(e).__name__}: {e}")
             return
-        rev = body.get("rev") if isinstance(body, dict) else None
+        if not isinstance(body, dict):
+            # Not the daemon's answer (a proxy's page): the outcome is just as unknown.
+            self._finish(f"POST /api/boards/{board}/{what}: HTTP {status} without the daemon's answer")
+            return
+        rev = body.get("rev")
         if 200 <= status < 300 and isinstance(rev, int):
             await self._until_delivered(board, rev)
-            await self._hand({"type": "ack", "id": action_id, "board": board, "rev": rev})
+            ack = {"type": "ack", "id": action_id, "board": board, "rev": rev}
+            if body.get("duplicate") is True:
+                ack["duplicate"] = True
+            await self._hand(ack)
         else:
-            code = str(body.get("code", "internal")) if isinstance(body, dict) else "internal"
-            words = str(body.get("message", "")) if isinstance(body, dict) else f"HTTP {status}"
+            code, words = str(body.get("code", "internal")), str(body.get("message", ""))
             await self._hand({"type": "error", "id": action_id, "board": board, "code": code, "message": words})
 
     async def _until_delivered(self, board: str, rev: int) -> None:
