@@ -69,6 +69,14 @@ extension Bench {
         JSONWriter.appendString(p.writeBoard, to: &action)
         JSONWriter.appendRaw(",\"id\":\"", to: &action)
         JSONWriter.appendInt(seq, to: &action)
+        if config.keys {
+            // As the libraries make them: a client id (this run's and the writer's) and a counter.
+            JSONWriter.appendRaw("\",\"key\":\"", to: &action)
+            action += keyPrefix
+            JSONWriter.appendInt(p.slot, to: &action)
+            action.append(UInt8(ascii: "-"))
+            JSONWriter.appendInt(seq, to: &action)
+        }
         JSONWriter.appendRaw("\"}", to: &action)
         p.sentAt[seq] = System.nowNs()
         WebSocketFrame.append(opcode: WebSocketFrame.text, payload: action, mask: p.mask, to: &p.tx)

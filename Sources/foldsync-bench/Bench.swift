@@ -49,6 +49,8 @@ final class Bench {
     var lastSendNs: UInt64 = 0
     var titleLength = 40
     var action: [UInt8] = []
+    /// `--keys`: the start of every key, unique to this run (a store may outlive it).
+    let keyPrefix = Array("b\(String(UInt64.random(in: 0...UInt64.max), radix: 16))-".utf8)
 
     /// Writer mode: writers top their windows up while this holds.
     var writing = false

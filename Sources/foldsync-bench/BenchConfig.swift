@@ -50,6 +50,8 @@ struct BenchConfig: Sendable {
     /// Writers on one board (`--shared-board`, single mode: the contended
     /// case), else each on its own.
     var sharedBoard = false
+    /// Writer mode: each action carries a `key` (`--keys`).
+    var keys = false
     /// Writer mode: threads reading history beside the writers (`--history-readers`),
     /// each the latest `historyLimit` entries twice a second.
     var historyReaders = 0
@@ -159,6 +161,10 @@ extension BenchConfig {
                     apply: int(1...100_000) { $0.writers = $1 }),
         BenchOption(key: "window", value: "W", help: "writer mode: actions in flight per connection (default 8)",
                     apply: int(1...10_000) { $0.window = $1 }),
+        BenchOption(key: "keys", value: "", help: "writer mode: every action carries a key (exactly-once), unique to this run") { c, _ in
+            c.keys = true
+            return nil
+        },
         BenchOption(key: "shared-board", value: "", help: "writer mode: every writer on one single-mode board (default: a board each)") { c, _ in
             c.sharedBoard = true
             return nil

@@ -10,6 +10,8 @@
 # Scenarios:
 #   each     50 writers, a board each
 #   shared   50 writers on one single-mode board
+#   keys     50 writers (a board each), without and with a key on every
+#            action (exactly-once: the key is written in the same commit)
 #   readers  50 writers (a board each) beside 64 history readers, each asking
 #            for the latest 1,000 entries twice a second, with and without
 #            the readers (the current build, and PREVIOUS when given)
@@ -54,6 +56,8 @@ for i in $(seq "$repeat"); do
         shared)  [[ -z "${BASELINE:-}" ]] || one "$BASELINE" baseline shared --writers 50 --shared-board
                  [[ -z "${PREVIOUS:-}" ]] || one "$PREVIOUS" previous shared --writers 50 --shared-board
                  one "$bin/foldsyncd" current shared --writers 50 --shared-board ;;
+        keys)    one "$bin/foldsyncd" current keys-off --writers 50
+                 one "$bin/foldsyncd" current keys-on --writers 50 --keys ;;
         readers) if [[ -n "${PREVIOUS:-}" ]]; then
                      one "$PREVIOUS" previous readers-off --writers 50
                      one "$PREVIOUS" previous readers-on --writers 50 --history-readers 64
