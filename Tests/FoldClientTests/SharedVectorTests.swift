@@ -14,7 +14,7 @@ import Testing
 
     static let readers: [String: @Sendable (JSON) throws -> Void] = [
         "glob.json": glob, "backoff.json": backoff, "links.json": links, "items.json": items,
-        "mirror.json": mirror, "follow.json": follow,
+        "mirror.json": mirror, "follow.json": follow, "actions.json": actions,
     ]
 
     static func load(_ name: String) throws -> JSON {
@@ -109,6 +109,31 @@ import Testing
                 if let rev = step["rev"] { #expect(m.position?.rev == rev.intValue || (rev == .null && m.state == nil), "\(name)") }
                 if let state = step["state"] { #expect(m.state ?? .null == state, "\(name)") }
                 if let viewers = step["viewers"] { #expect(m.viewers == viewers.intValue && m.following == step["following"]?.intValue) }
+            }
+        }
+    }
+
+    /// The board's rules as the daemon's core applies them: a board, one
+    /// action, the board after it (unchanged: a no-op) or the error's code.
+    static func actions(_ file: JSON) throws {
+        for c in try cases(file) {
+            let name = c["name"]?.stringValue ?? "?"
+            let before = try Board(json: try #require(c["board"]), limits: .defaults)
+            var message = try #require(c["action"]?.objectValue)
+            message["board"] = .string("b")
+            let outcome: Result<JSON, FoldError>
+            switch ClientMessage.decode(.object(message), limits: .defaults) {
+            case .success(.action(let request)):
+                do throws(FoldError) { outcome = .success(try before.applying(request.action, limits: .defaults)?.board.json ?? before.json) } catch { outcome = .failure(error) }
+            case .success(let other): throw FoldError(.invalid, "\(name): not an action: \(other)")
+            case .failure(let e): outcome = .failure(FoldError(e.code, e.message))
+            }
+            switch outcome {
+            case .success(let after):
+                #expect(c["error"] == nil, "\(name): applied, expected \(String(describing: c["error"]))")
+                #expect(after == c["after"], "\(name)")
+            case .failure(let e):
+                #expect(c["error"]?.stringValue == e.code.rawValue, "\(name): \(e)")
             }
         }
     }
