@@ -76,7 +76,9 @@ enum PostgresBatch {
                        batch.keys.map { [$0.board, $0.key, String($0.rev), String($0.fingerprint), String($0.at == 0 ? batch.now : $0.at)] },
                        "ON CONFLICT(board, key) DO NOTHING", on: c)
         var newest: [String: Int] = [:]
-        for k in batch.keys { newest[k.board] = max(newest[k.board] ?? 0, k.rev) }
+        // Every 64 revs of a board, as SQLite does: not a DELETE per commit.
+        for k in batch.keys where k.rev > 0 && k.rev % 64 == 0 { newest[k.board] = max(newest[k.board] ?? 0, k.rev) }
+        guard !newest.isEmpty else { return }
         let bounds = JSON.object(JSONObject(newest.map { ($0.key, JSON.int($0.value - batch.historyLimit)) }))
         try c.query("""
             DELETE FROM foldsync_keys k USING json_each_text($1::json) AS t(board, upto)

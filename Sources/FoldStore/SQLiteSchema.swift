@@ -27,12 +27,13 @@ enum SQLiteSchema {
         CREATE TABLE journal(seq INTEGER PRIMARY KEY, runs BLOB NOT NULL);
         """
 
-    /// Accepted actions' keys (`StoredKey`), each board's by age for pruning.
+    /// Accepted actions' keys (`StoredKey`), filed by rev: a commit's keys
+    /// go at the end of their board's run, and pruning cuts a run's start
+    /// (one B-tree; a key is looked up only in memory, loaded at start).
     static let keys = """
         CREATE TABLE keys(
-            board TEXT NOT NULL, key TEXT NOT NULL, rev INTEGER NOT NULL, fingerprint INTEGER NOT NULL, at INTEGER NOT NULL,
-            PRIMARY KEY(board, key)) WITHOUT ROWID;
-        CREATE INDEX keys_by_age ON keys(board, at);
+            board TEXT NOT NULL, rev INTEGER NOT NULL, key TEXT NOT NULL, fingerprint INTEGER NOT NULL, at INTEGER NOT NULL,
+            PRIMARY KEY(board, rev, key)) WITHOUT ROWID;
         """
 
     /// `upgrades[v]` takes a store from version `v` to `v + 1`. Version 1 (the

@@ -244,12 +244,12 @@ public final class SQLiteStore: BoardStore, @unchecked Sendable {
         }
     }
 
-    /// The batch's keys, the ones the hub forgot, and each keyed board's
-    /// keys past both bounds (older than `keyKeepMs` and below its last
-    /// `historyLimit` revs).
+    /// The batch's keys, the ones the hub forgot, and the keys of a board
+    /// past both bounds (older than `keyKeepMs` and below its last
+    /// `historyLimit` revs), every 64 revs.
     private func writeKeys(_ batch: CommitBatch, _ sql: SQLiteStatements) throws(StoreError) {
         for k in batch.forgottenKeys {
-            sql.deleteKey.reset(); try sql.deleteKey.bind(1, k.board); try sql.deleteKey.bind(2, k.key); try sql.deleteKey.run()
+            sql.deleteKey.reset(); try sql.deleteKey.bind(1, k.board); try sql.deleteKey.bind(2, k.rev); try sql.deleteKey.bind(3, k.key); try sql.deleteKey.run()
         }
         var newest: [String: Int] = [:]
         for k in batch.keys {
@@ -258,7 +258,8 @@ public final class SQLiteStore: BoardStore, @unchecked Sendable {
             try s.bind(1, k.board); try s.bind(2, k.key); try s.bind(3, k.rev)
             try s.bind(4, Int(k.fingerprint)); try s.bind(5, k.at == 0 ? batch.now : k.at)
             try s.run()
-            newest[k.board] = max(newest[k.board] ?? 0, k.rev)
+            // Pruned when a board's keys pass a multiple of 64 revs: a few dozen rows past the bound, not a DELETE per board per commit.
+            if k.rev > 0 && k.rev % 64 == 0 { newest[k.board] = max(newest[k.board] ?? 0, k.rev) }
         }
         for (board, rev) in newest {
             let s = sql.pruneKeys
@@ -381,11 +382,11 @@ final class SQLiteStatements {
         dropJournal = try db.prepare("DELETE FROM journal WHERE seq < ?1")
         selectBoards = try db.prepare("SELECT name, epoch, rev, state FROM boards ORDER BY name")
         // A key is written once; a repeat of a key is answered by the hub and never reaches the store.
-        insertKey = try db.prepare("INSERT OR REPLACE INTO keys(board, key, rev, fingerprint, at) VALUES(?1, ?2, ?3, ?4, ?5)")
-        deleteKey = try db.prepare("DELETE FROM keys WHERE board = ?1 AND key = ?2")
+        insertKey = try db.prepare("INSERT OR IGNORE INTO keys(board, key, rev, fingerprint, at) VALUES(?1, ?2, ?3, ?4, ?5)")
+        deleteKey = try db.prepare("DELETE FROM keys WHERE board = ?1 AND rev = ?2 AND key = ?3")
         deleteKeys = try db.prepare("DELETE FROM keys WHERE board = ?1")
-        pruneKeys = try db.prepare("DELETE FROM keys WHERE board = ?1 AND at < ?2 AND rev <= ?3")
-        selectKeys = try db.prepare("SELECT board, key, rev, fingerprint, at FROM keys ORDER BY board, at, rev")
+        pruneKeys = try db.prepare("DELETE FROM keys WHERE board = ?1 AND rev <= ?3 AND at < ?2")
+        selectKeys = try db.prepare("SELECT board, key, rev, fingerprint, at FROM keys ORDER BY board, rev")
         history = try SQLiteHistoryStatements(db, staged: staged)
     }
 }

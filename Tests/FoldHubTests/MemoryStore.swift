@@ -24,8 +24,8 @@ final class MemoryStore: BoardStore {
             changes.removeAll { $0.board == name }
             keys.removeAll { $0.board == name }
         }
-        let forgotten = Set(batch.forgottenKeys)
-        keys.removeAll { forgotten.contains(KeyName(board: $0.board, key: $0.key)) }
+        let forgotten = Set(batch.forgottenKeys.map { "\($0.board) \($0.key)" })
+        keys.removeAll { forgotten.contains("\($0.board) \($0.key)") }
         keys += batch.keys.map { var k = $0; k.at = batch.now; return k }
         for b in batch.boards { boards[b.name] = StoredBoard(name: b.name, epoch: b.epoch, rev: b.rev, state: b.encodedState) }
         changes += batch.changes

@@ -17,7 +17,7 @@ import Testing
     var path: String { directory.appendingPathComponent("store.db").path }
 
     func batch(_ rev: Int, keys: [String], now: Int, keepMs: Int = 3_600_000) -> CommitBatch {
-        var b = CommitBatch(historyLimit: 2, now: now)
+        var b = CommitBatch(historyLimit: 100, now: now)
         b.keyKeepMs = keepMs
         b.boards = [StoredBoard(name: "b", epoch: "e", rev: rev, state: Array("{}".utf8))]
         b.changes = [StoredChange(board: "b", rev: rev, ops: Array("[]".utf8))]
@@ -32,14 +32,14 @@ import Testing
         try store.commit(batch(2, keys: ["b"], now: 2_000))
         #expect(try store.loadKeys() == [StoredKey(board: "b", key: "a", rev: 1, fingerprint: -42, at: 1_000),
                                          StoredKey(board: "b", key: "b", rev: 2, fingerprint: -42, at: 2_000)])
-        // Rev 5 with two revs kept: "a" and "b" are below them, but young: kept.
-        try store.commit(batch(5, keys: ["c"], now: 3_000))
+        // Rev 64 (keys are pruned every 64 revs) with 100 revs kept: nothing is below them.
+        try store.commit(batch(64, keys: ["c"], now: 3_000))
         #expect(try store.loadKeys().map(\.key) == ["a", "b", "c"])
-        // Hours later: old and below the last two revs, "a" and "b" go; "c" (rev 5) stays for its rev.
-        try store.commit(batch(6, keys: ["d"], now: 3_000 + 3_600_001))
+        // Rev 128 hours later: "a" and "b" are old and below the last 100 revs; "c" (rev 64) stays for its rev.
+        try store.commit(batch(128, keys: ["d"], now: 3_000 + 3_600_001))
         #expect(try store.loadKeys().map(\.key) == ["c", "d"])
-        var forget = batch(7, keys: [], now: 3_600_000 * 2)
-        forget.forgottenKeys = [KeyName(board: "b", key: "c")]
+        var forget = batch(129, keys: [], now: 3_600_000 * 2)
+        forget.forgottenKeys = [KeyName(board: "b", key: "c", rev: 64)]
         try store.commit(forget)
         #expect(try store.loadKeys().map(\.key) == ["d"])
         store.close()

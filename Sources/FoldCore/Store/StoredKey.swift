@@ -20,13 +20,15 @@ public struct StoredKey: Sendable, Equatable {
     }
 }
 
-/// A kept key the store may forget.
+/// A kept key the store may forget (`rev`: its answer's, where the store files it).
 public struct KeyName: Sendable, Hashable {
     public var board: String
     public var key: String
+    public var rev: Int
 
-    public init(board: String, key: String) {
+    public init(board: String, key: String, rev: Int = 0) {
         self.board = board
         self.key = key
+        self.rev = rev
     }
 }

@@ -47,9 +47,14 @@ struct CommitPipeline {
     var newestUnsynced: UInt64? { inFlight?.id ?? syncing.last?.id }
     var oldestUnsynced: UInt64? { syncing.first?.id ?? inFlight?.id }
     /// The entry that carries `key` on `board`, in any batch or waiting for one.
-    func entry(keyed key: String, on board: String) -> PendingEntry? {
-        func find(_ list: [PendingEntry]) -> PendingEntry? { list.first { $0.key == key && $0.board == board } }
-        return find(pending) ?? inFlight.flatMap { find($0.entries) } ?? syncing.lazy.compactMap { find($0.entries) }.first
+    func entry(keyed key: String, on board: String) -> PendingEntry? { keyed[KeyName(board: board, key: key)] }
+    /// The keyed entries of `pending`, `inFlight` and `syncing`: a repeat
+    /// looks its key up here, not through every entry waiting.
+    private var keyed: [KeyName: PendingEntry] = [:]
+
+    private mutating func unindex(_ entries: [PendingEntry]) {
+        guard !keyed.isEmpty else { return }
+        for e in entries { if let key = e.key { keyed[KeyName(board: e.board, key: key)] = nil } }
     }
 
     /// Whether `board` has an action in any batch or waiting for one.
@@ -64,6 +69,7 @@ struct CommitPipeline {
     /// seal now (nothing is being written and no regrouping holds it).
     mutating func enqueue(_ entry: PendingEntry) -> Bool {
         pending.append(entry)
+        if let key = entry.key { keyed[KeyName(board: entry.board, key: key)] = entry }
         return inFlight == nil && !regrouping
     }
 
@@ -92,7 +98,10 @@ struct CommitPipeline {
         if !writes && !syncing.isEmpty { return .none }
         pending = []
         nextBatchID += 1
-        guard writes else { return .answer((id, entries)) }
+        guard writes else {
+            unindex(entries)
+            return .answer((id, entries))
+        }
         inFlight = (id, entries)
         return .commit(batch)
     }
@@ -109,9 +118,13 @@ struct CommitPipeline {
     /// Batch `id` is durable: its entries, to apply and answer in order
     /// (nil for a batch this machine does not hold, or not the oldest).
     mutating func committed(_ id: UInt64) -> [PendingEntry]? {
-        if let first = syncing.first, first.id == id { return syncing.removeFirst().entries }
+        if let first = syncing.first, first.id == id {
+            unindex(first.entries)
+            return syncing.removeFirst().entries
+        }
         if syncing.isEmpty, let flight = inFlight, flight.id == id {
             inFlight = nil
+            unindex(flight.entries)
             return flight.entries
         }
         return nil
@@ -131,6 +144,7 @@ struct CommitPipeline {
     mutating func failed(_ id: UInt64, reason: String, random: Double) -> Failure? {
         guard inFlight?.id == id || syncing.first?.id == id else { return nil }
         let refused = syncing.flatMap(\.entries) + (inFlight?.entries ?? []) + pending + awaitingCatchUp
+        keyed = [:]
         inFlight = nil
         syncing = []
         pending = []
@@ -156,6 +170,7 @@ struct CommitPipeline {
         inFlight = nil
         let refused = flight.entries + pending
         pending = []
+        unindex(refused)
         var out = Moved(unanswerable: [], catchUp: [])
         for e in refused {
             guard e.intent != nil else {

@@ -156,7 +156,7 @@ extension Hub {
         }
         if let key = e.key, let b = boards[e.board] {
             let forgotten = b.keys.remember(key, .init(rev: e.void ? -1 : e.rev, fingerprint: e.fingerprint), cap: settings.actionKeysPerBoard)
-            forgottenKeys += forgotten.map { KeyName(board: e.board, key: $0) }
+            forgottenKeys += forgotten.map { KeyName(board: e.board, key: $0.key, rev: $0.rev) }
         }
         if let refusal = e.refusal { return answer(e.reply, error: refusal) }
         answer(e.reply, rev: e.rev, board: e.board, duplicate: e.duplicate)

@@ -18,16 +18,16 @@ struct KeptKeys {
     func find(_ key: String) -> Kept? { byKey[key] }
 
     /// Remembers `key` (a key already kept keeps its first answer); returns
-    /// the keys forgotten to stay within `cap`.
-    mutating func remember(_ key: String, _ kept: Kept, cap: Int) -> [String] {
+    /// the keys forgotten to stay within `cap`, with their revs.
+    mutating func remember(_ key: String, _ kept: Kept, cap: Int) -> [(key: String, rev: Int)] {
         guard byKey[key] == nil else { return [] }
         byKey[key] = kept
         order.append(key)
-        var forgotten: [String] = []
+        var forgotten: [(key: String, rev: Int)] = []
         while byKey.count > max(cap, 1), head < order.count {
             let oldest = order[head]
             head += 1
-            if byKey.removeValue(forKey: oldest) != nil { forgotten.append(oldest) }
+            if let gone = byKey.removeValue(forKey: oldest) { forgotten.append((oldest, gone.rev)) }
         }
         if head > 64 && head * 2 > order.count {
             order.removeFirst(head)

@@ -51,7 +51,7 @@ extension Hub {
             b.history.append(message)
             for k in c.keys {
                 forgottenKeys += b.keys.remember(k.key, .init(rev: k.rev, fingerprint: k.fingerprint), cap: settings.actionKeysPerBoard)
-                    .map { KeyName(board: name, key: $0) }
+                    .map { KeyName(board: name, key: $0.key, rev: $0.rev) }
             }
             metrics.changesApplied += 1
             broadcast(message, on: name)
