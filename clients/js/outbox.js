@@ -13,8 +13,6 @@
 // sent and its answer lost. Both end in an answer that is true: `expired`
 // means the action was not applied and never will be.
 
-import { FoldError } from './fold-error.js';
-
 export const OUTBOX_MAX_ACTIONS = 1000;
 export const OUTBOX_MAX_AGE_MS = 600000;
 
@@ -120,10 +118,6 @@ export class Outbox {
     }
     if (expired.length > 0) this.save();
     return expired;
-  }
-
-  expiredError(entry, why) {
-    return new FoldError('expired', why, { board: entry.board });
   }
 
   // ---- the saved copy (persist) ----
