@@ -5,16 +5,17 @@
 //
 // For the outbox's cases it reads what the client sends: HTTP requests one
 // by one, and after a WebSocket upgrade the client's frames (unmasked to be
-// read, forwarded as they came). A client message that carries a `key` (a
-// WebSocket action or settle, a POST with Idempotency-Key, a POST .../settle)
-// is shown to `onKeyed(info)`, which answers
+// read, forwarded as they came). A client message that carries an action —
+// with its `key` (a WebSocket action or settle, a POST to .../actions with
+// Idempotency-Key, a POST .../settle), or without one from a client that
+// sends none (info.key null) — is shown to `onKeyed(info)`, which answers
 //   'pass'  forward it;
 //   'after' forward it, then drop whatever the daemon sends back and cut
 //           the connection as soon as the daemon answers (it has committed
 //           the action by then: a patch or an ack follows the commit), so
 //           the answer is lost;
 //   'drop'  do not forward it, and cut the connection.
-// Every such message is logged in `keyed` ({ via, type, key, action, path }).
+// Every such message is logged in `keyed` ({ via, type, key, action, path, what }).
 // With `holdAfterCut` set, a cut also pauses the relay (the client stays
 // away until resume()).
 
@@ -156,10 +157,10 @@ function httpRequest(buf) {
 
 function keyedRequest(req) {
   if (req.method !== 'POST') return null;
-  if (req.headers['idempotency-key'] !== undefined) {
+  if (req.headers['idempotency-key'] !== undefined || /\/actions$/.test(req.path)) {
     let action = null;
     try { action = JSON.parse(req.body); } catch { /* not ours to judge */ }
-    return { via: 'http', type: action?.type ?? null, key: req.headers['idempotency-key'], action, path: req.path };
+    return { via: 'http', type: action?.type ?? null, key: req.headers['idempotency-key'] ?? null, action, path: req.path };
   }
   if (/\/settle$/.test(req.path)) {
     let body = null;
@@ -202,6 +203,7 @@ function wsFrame(buf) {
 function keyedMessage(text) {
   let m;
   try { m = JSON.parse(text); } catch { return null; }
-  if (m === null || typeof m !== 'object' || typeof m.key !== 'string') return null;
-  return { via: 'ws', type: m.type, key: m.key, action: m, path: null };
+  // An action is the one message with an `id`.
+  if (m === null || typeof m !== 'object' || (typeof m.key !== 'string' && m.id === undefined)) return null;
+  return { via: 'ws', type: m.type, key: typeof m.key === 'string' ? m.key : null, action: m, path: null };
 }
