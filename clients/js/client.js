@@ -1,8 +1,9 @@
 // The connection to one foldsyncd, kept up for as long as the application
 // wants it: states, reconnection with the shared backoff, the token, the
 // boards to resubscribe (with `since`), and the outbox (outbox.js): the
-// actions waiting for their answer, kept across connections. The transport (websocket-transport.js, stream-transport.js) only
-// carries messages.
+// actions waiting for their answer, kept across connections and sent again
+// with their keys. The transport (websocket-transport.js,
+// stream-transport.js) only carries messages.
 //
 // States: connecting -> connected -> disconnected {reason, code, delay} ->
 // connecting ... and closed after close(), from which nothing reconnects.
