@@ -35,16 +35,16 @@ export class Board {
   on(event, listener) { return this.events.on(event, listener); }
   off(event, listener) { this.events.off(event, listener); }
 
-  // ---- actions: each resolves with the rev of its ack ----
-  act(action) { return this.client.act(this.name, action); }
-  toggle(section) { return this.act({ type: 'toggle', section }); }
-  expand(section) { return this.act({ type: 'expand', section }); }
-  collapse(section) { return this.act({ type: 'collapse', section }); }
-  expandAll() { return this.act({ type: 'expandAll' }); }
-  collapseAll() { return this.act({ type: 'collapseAll' }); }
-  focus(section, item) { return this.act({ type: 'focus', section, item }); }
-  clearFocus() { return this.act({ type: 'clearFocus' }); }
-  revert(rev) { return this.act({ type: 'revert', rev }); }
+  // ---- actions: each resolves with the rev of its ack; options: { signal } (client.act) ----
+  act(action, options) { return this.client.act(this.name, action, options); }
+  toggle(section, options) { return this.act({ type: 'toggle', section }, options); }
+  expand(section, options) { return this.act({ type: 'expand', section }, options); }
+  collapse(section, options) { return this.act({ type: 'collapse', section }, options); }
+  expandAll(options) { return this.act({ type: 'expandAll' }, options); }
+  collapseAll(options) { return this.act({ type: 'collapseAll' }, options); }
+  focus(section, item, options) { return this.act({ type: 'focus', section, item }, options); }
+  clearFocus(options) { return this.act({ type: 'clearFocus' }, options); }
+  revert(rev, options) { return this.act({ type: 'revert', rev }, options); }
 
   /** GET /api/boards/NAME/history: { board, epoch, rev, more, entries }. query: { since, before, limit }. */
   history(query = {}) { return this.client.history(this.name, query); }

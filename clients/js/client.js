@@ -1,8 +1,9 @@
 // The connection to one foldsyncd, kept up for as long as the application
 // wants it: states, reconnection with the shared backoff, the token, the
-// boards to resubscribe (with `since`), and the actions waiting for their
-// answer. The transport (websocket-transport.js, stream-transport.js) only
-// carries messages.
+// boards to resubscribe (with `since`), and the outbox (outbox.js): the
+// actions waiting for their answer, kept across connections and sent again
+// with their keys. The transport (websocket-transport.js,
+// stream-transport.js) only carries messages.
 //
 // States: connecting -> connected -> disconnected {reason, code, delay} ->
 // connecting ... and closed after close(), from which nothing reconnects.
@@ -30,6 +31,7 @@ import { jwtExpiry, resolveToken } from './token.js';
 import { apiBase, getJSON, httpAnswers } from './http.js';
 import { websocketTransport } from './websocket-transport.js';
 import { streamTransport } from './stream-transport.js';
+import { Outbox } from './outbox.js';
 
 export const TRANSPORTS = { websocket: websocketTransport, stream: streamTransport };
 const MODES = new Set(['auto', 'websocket', 'stream']);
@@ -52,6 +54,8 @@ const RENEW_MIN_MS = 1000;
 // The longest wait a timer takes (2^31 - 1 ms, about 24.8 days): a renewal
 // further away is waited for in steps.
 const TIMER_MAX_MS = 2147483647;
+// How often the outbox's age bound is checked while anything waits.
+const OUTBOX_CHECK_MS = 1000;
 
 export class Client {
   constructor(url, options = {}) {
@@ -88,7 +92,9 @@ export class Client {
     this.random = options.random ?? Math.random;
     this.events = new Emitter();
     this.boards = new Map();    // name -> Board, resubscribed on every connection
-    this.pending = new Map();   // action id -> { resolve, reject, board, seq }
+    // Actions not answered yet, by id; throws on bad outbox/persist options.
+    this.outbox = new Outbox(url, options);
+    this.outboxTimer = null;
     this.nextId = 1;
     this.seq = 0;               // messages sent, in order: tells which answers follow which subscribe
     this.attempt = 0;           // failed attempts since the last `connected`
@@ -102,9 +108,20 @@ export class Client {
     this.token = null;          // the token of the current connection (for HTTP)
     this.session = null;
     this.identity = null;
-    // The application attaches its listeners after connect() returns.
+    // The application attaches its listeners after connect() returns: the
+    // restored actions' outcomes go to its `outbox` listener.
+    this.outbox.restore(() => String(this.nextId++), (saved) => ({
+      resolve: (rev) => this.events.emit('outbox', { key: saved.key, board: saved.board, rev }),
+      reject: (error) => this.events.emit('outbox', { key: saved.key, board: saved.board, error }),
+    }));
+    this.armOutbox();
     queueMicrotask(() => this.connectNow());
   }
+
+  /** The actions waiting for their answer, by id (each with its `key` and `board`). */
+  get pending() { return this.outbox.entries; }
+  /** This client's random id: every action's key is `${clientId}-${n}`. */
+  get clientId() { return this.outbox.clientId; }
 
   get state() { return this.current.state; }
   get transport() { return this.impl.name; }
@@ -139,19 +156,91 @@ export class Client {
     this.send(this.viewSent);
   }
 
-  /** Sends one action on `board`; resolves with the rev of its ack, rejects with a FoldError. */
-  act(board, action) {
+  /**
+   * One action on `board`, through the outbox: sent now when connected,
+   * else once the client is connected again; sent again with the same key
+   * when its connection ends before the answer. Resolves with the rev of
+   * its ack, rejects with a FoldError. options.signal (an AbortSignal)
+   * cancels it: not yet sent, it rejects with `expired`; sent, it is settled.
+   */
+  act(board, action, options = {}) {
     if (action === null || typeof action !== 'object' || typeof action.type !== 'string') {
       return Promise.reject(new TypeError('an action is an object with a string type'));
     }
-    if (!this.connected) {
-      return Promise.reject(new FoldError('disconnected', `not connected (${this.state}): the action was not sent`, { board }));
+    if (this.state === 'closed') return Promise.reject(new FoldError('disconnected', 'the client is closed: the action was not sent', { board }));
+    const signal = options?.signal;
+    if (signal?.aborted) return Promise.reject(new FoldError('expired', 'cancelled before it was sent', { board }));
+    if (this.outbox.full) {
+      return Promise.reject(new FoldError('expired', `the outbox holds ${this.outbox.maxActions} actions, its bound; this one was not sent`, { board }));
     }
-    const id = String(this.nextId++);
+    const { key: _key, id: _id, board: _board, ...body } = action;   // the client's to set
     return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject, board, seq: this.seq + 1, inBand: this.impl.inBand !== false });
-      this.send({ ...action, board, id });
+      let entry = null;
+      const stop = signal ? () => this.cancel(entry) : null;
+      const answer = (settle) => (value) => {
+        signal?.removeEventListener('abort', stop);
+        settle(value);
+      };
+      entry = this.outbox.add(String(this.nextId++), board, body, { resolve: answer(resolve), reject: answer(reject) });
+      signal?.addEventListener('abort', stop, { once: true });
+      if (this.connected) this.sendEntry(entry);
+      this.armOutbox();
     });
+  }
+
+  // Cancelled by the application: an action never sent is dropped; one that
+  // was sent may have been applied, so the daemon is asked (`settle`), now
+  // or after reconnecting, and the answer says which.
+  cancel(entry) {
+    if (!entry || this.outbox.get(entry.id) !== entry) return;
+    if (!entry.sent) {
+      this.outbox.remove(entry);
+      entry.reject(new FoldError('expired', 'cancelled before it was sent', { board: entry.board }));
+      return;
+    }
+    if (entry.settle) return;
+    entry.settle = true;
+    this.outbox.save();
+    if (this.connected) this.sendEntry(entry);
+  }
+
+  // Sends (or sends again, with the same key) one entry of the outbox on the current connection.
+  sendEntry(entry) {
+    entry.sent = true;
+    entry.conn = this.generation;
+    entry.seq = this.seq + 1;
+    entry.inBand = this.impl.inBand !== false;
+    // Saved before it leaves: a page that dies now still settles it.
+    this.outbox.save();
+    this.send(this.outbox.wire(entry));
+  }
+
+  // After `hello` and the subscribes: every waiting action, in the order
+  // called. The daemon answers a connection in order, so each board's
+  // snapshot or missed patches come before these actions' changes and acks.
+  flushOutbox() {
+    this.checkOutbox();
+    for (const entry of [...this.outbox]) this.sendEntry(entry);
+  }
+
+  // The age bound: never sent and too old, rejected `expired`; sent, too
+  // old and its connection gone, settled (flushOutbox sends `settle`).
+  checkOutbox() {
+    const live = (entry) => entry.conn === this.generation && this.connected;
+    for (const entry of this.outbox.aged(Date.now(), live)) {
+      entry.reject(new FoldError('expired', `waited ${Math.round(this.outbox.maxAgeMs / 1000)} s without a connection; it was never sent`, { board: entry.board }));
+    }
+    if (this.outbox.size === 0) this.disarmOutbox();
+  }
+
+  armOutbox() {
+    if (this.outboxTimer !== null || this.outbox.size === 0 || this.state === 'closed') return;
+    this.outboxTimer = setInterval(() => this.checkOutbox(), OUTBOX_CHECK_MS);
+  }
+
+  disarmOutbox() {
+    clearInterval(this.outboxTimer);
+    this.outboxTimer = null;
   }
 
   history(board, query = {}) {
@@ -179,7 +268,7 @@ export class Client {
       this.generation += 1;   // nothing more from it, not even its close
       this.conn = null;
       conn.close();
-      this.failPending('disconnected', 'the client reconnected: the action may or may not have happened');
+      // The outbox keeps its actions: they are sent again on the new connection.
       for (const board of this.boards.values()) board.disconnected();
     }
     this.connectNow();
@@ -203,7 +292,11 @@ export class Client {
     return true;
   }
 
-  /** Stops for good: pending actions and subscribes reject with `disconnected`, nothing reconnects. */
+  /**
+   * Stops for good: waiting actions and subscribes reject with
+   * `disconnected` (an action that had been sent may or may not have been
+   * applied), nothing reconnects.
+   */
   close() {
     if (this.state === 'closed') return;
     this.generation += 1;
@@ -216,7 +309,13 @@ export class Client {
     this.probe = null;
     if (this.conn) this.conn.close();
     this.conn = null;
-    this.failPending('disconnected', 'the client was closed');
+    this.disarmOutbox();
+    for (const entry of [...this.outbox]) {
+      this.outbox.remove(entry);
+      entry.reject(new FoldError('disconnected', entry.sent
+        ? 'the client was closed: the action had been sent and may or may not have been applied'
+        : 'the client was closed: the action was not sent', { board: entry.board }));
+    }
     for (const board of this.boards.values()) {
       if (!board.ready) board.rejectReady(new FoldError('disconnected', 'the client was closed', { board: board.name }));
     }
@@ -269,7 +368,7 @@ export class Client {
     if (this.impl === websocketTransport && !this.greeted) this.socketFailed = true;
     this.generation += 1;   // nothing more from this connection
     this.conn = null;
-    this.failPending('disconnected', `the connection was lost (${[code, reason].filter((x) => x !== null && x !== undefined && x !== '').join(': ')}): the action may or may not have happened`);
+    // The outbox keeps what waits: sent again (same keys) after reconnecting.
     for (const board of this.boards.values()) board.disconnected();
     const why = reason || (opened ? 'connection lost' : 'could not connect');
     // The application's say: false waits for reconnect() (a refusal its user must answer).
@@ -342,6 +441,7 @@ export class Client {
     // `view` first, so presence never counts us following for a moment.
     if (this.viewSent) this.send(this.viewSent);
     for (const board of this.boards.values()) this.send(board.subscribeMessage(this.seq + 1));
+    this.flushOutbox();
     this.scheduleRenewal();
   }
 
@@ -393,18 +493,21 @@ export class Client {
     }
   }
 
+  // The first answer to an entry settles it; a later one (a resend's
+  // `duplicate`, a settle's) finds it gone and is ignored.
   answer(m, settle) {
-    const p = m.id === undefined || m.id === null ? undefined : this.pending.get(m.id);
-    if (!p) return false;
-    this.pending.delete(m.id);
+    const entry = m.id === undefined || m.id === null ? undefined : this.outbox.get(m.id);
+    if (!entry) return false;
+    this.outbox.remove(entry);
+    if (this.outbox.size === 0) this.disarmOutbox();
     // Only an answer that came in order with the boards' messages says where their subscribes' answers end.
-    if (p.inBand) for (const board of this.boards.values()) board.answeredAfter(p.seq);
-    settle(p);
+    if (entry.inBand && entry.conn === this.generation) for (const board of this.boards.values()) board.answeredAfter(entry.seq);
+    settle(entry);
     return true;
   }
 
   awaitsAnswer(m) {
-    return (m.type === 'ack' || m.type === 'error') && m.id !== undefined && m.id !== null && this.pending.has(m.id);
+    return (m.type === 'ack' || m.type === 'error') && m.id !== undefined && m.id !== null && this.outbox.get(m.id) !== undefined;
   }
 
   refusal(m) {
@@ -422,23 +525,18 @@ export class Client {
   // ---- called by boards ----
 
   // A snapshot nobody asked for: the daemon dropped what was queued for us,
-  // acks and errors included (PROTOCOL.md, Guarantees 2).
+  // acks and errors included (PROTOCOL.md, Guarantees 2). The actions whose
+  // answers may be among them are sent again with their keys: the daemon
+  // answers each with its first outcome (`duplicate`) or applies it now.
   answersLost() {
-    this.failPending('resynced', 'the daemon resynchronised this connection and dropped its answers: the action may or may not have happened',
-      (p) => p.inBand);
+    for (const entry of [...this.outbox]) {
+      if (entry.inBand && entry.conn === this.generation) this.sendEntry(entry);
+    }
   }
 
   resubscribe(board) {
     this.send({ type: 'unsubscribe', board: board.name });
     this.send(board.subscribeMessage(this.seq + 1));
-  }
-
-  failPending(code, message, which = () => true) {
-    for (const [id, p] of [...this.pending]) {
-      if (!which(p)) continue;
-      this.pending.delete(id);
-      p.reject(new FoldError(code, message, { board: p.board }));
-    }
   }
 
   transportOptions(token) {

@@ -1,8 +1,9 @@
 // The one error type of the client: the daemon's refusals keep the
 // protocol's `code` (docs/PROTOCOL.md, "Error codes"), so applications match
-// on it; two codes are the client's own (docs/CLIENTS.md, "Errors"):
-// `disconnected` and `resynced`, both meaning "the answer was lost: the
-// action may or may not have happened, look at the board".
+// on it. `expired` is the daemon's (a settled key) and the outbox's (an
+// action it gave up on before sending it): either way, never applied. One
+// code is the client's own (docs/CLIENTS.md, "Errors"): `disconnected`,
+// after close() (an action already sent may or may not have happened).
 
 export class FoldError extends Error {
   constructor(code, message, details = {}) {

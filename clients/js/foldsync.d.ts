@@ -58,6 +58,58 @@ export interface ConnectOptions {
    * refusal, an expired token). Not asked after close(). Omitted: always reconnect.
    */
   reconnect?: (end: { code: number | null; reason: string; opened: boolean }) => boolean;
+  /** The outbox's bounds (docs/CLIENTS.md, "The outbox"). */
+  outbox?: OutboxLimits;
+  /**
+   * Keep the outbox across page reloads: "session" (sessionStorage) or an object with
+   * getItem/setItem/removeItem. The client id, the key counter and each waiting action are saved on
+   * every change (under "foldsync.outbox " + url); a client built later with the same option and URL
+   * sends them again with their keys and reports each outcome as an `outbox` event. Omitted: memory only.
+   */
+  persist?: 'session' | OutboxStorage;
+}
+
+export interface OutboxLimits {
+  /** Actions that may wait at once; one more is rejected at once with `expired` (never sent). 1000 by default. */
+  maxActions?: number;
+  /**
+   * How long an action may wait, in ms; 600000 (10 min) by default. Never sent by then: rejected with
+   * `expired`. Sent, its answer lost with its connection: settled after reconnecting (resolves with its
+   * rev if it was applied, else rejects with `expired`). Keep it below the daemon's --action-key-hours (24 h).
+   */
+  maxAgeMs?: number;
+}
+
+/** What `persist` takes besides "session": sessionStorage's three methods. */
+export interface OutboxStorage {
+  getItem(key: string): string | null;
+  setItem(key: string, value: string): void;
+  removeItem(key: string): void;
+}
+
+/** Options of one action. */
+export interface ActionOptions {
+  /**
+   * Cancels the action: not yet sent, it rejects with `expired` ("cancelled before it was sent");
+   * sent, the daemon is asked (`settle`, now or after reconnecting): it resolves with its rev if it had
+   * been applied, else rejects with `expired` (and never will be applied).
+   */
+  signal?: AbortSignal;
+}
+
+/** The outcome of an action restored from `persist` (its promise went with the page that called it). */
+export type OutboxOutcome =
+  | { key: string; board: string; rev: number }
+  | { key: string; board: string; error: FoldError };
+
+/** One action waiting in the outbox. */
+export interface PendingAction {
+  readonly id: string;
+  /** `${clientId}-${n}`: the same on every send, so the daemon applies it once. */
+  readonly key: string;
+  readonly board: string;
+  /** Sent at least once (so it may have been applied). */
+  readonly sent: boolean;
 }
 
 export type ConnectionState =
@@ -128,13 +180,14 @@ export interface Action {
 
 /**
  * The daemon's codes: bad_request, unknown_type, not_found, conflict, invalid, forbidden,
- * too_large, rate_limited, internal. The client's own: disconnected (the connection ended, or
- * there was none, before the answer came) and resynced (the daemon resynchronised the
- * connection and dropped its answers): for both, the action may or may not have happened.
+ * too_large, rate_limited, internal, and expired (the action was not applied and never will be:
+ * its key was settled as void, or the outbox gave up on it before sending it). The client's own:
+ * disconnected: close() was called (an action that had been sent may or may not have been applied),
+ * a board was unsubscribed before its snapshot, or a history request got no answer.
  */
 export type FoldErrorCode =
   | 'bad_request' | 'unknown_type' | 'not_found' | 'conflict' | 'invalid' | 'forbidden'
-  | 'too_large' | 'rate_limited' | 'internal' | 'disconnected' | 'resynced' | (string & {});
+  | 'too_large' | 'rate_limited' | 'internal' | 'expired' | 'disconnected' | (string & {});
 
 export declare class FoldError extends Error {
   constructor(code: FoldErrorCode, message: string, details?: { board?: string; status?: number });
@@ -161,6 +214,8 @@ export interface ClientEvents {
   error: FoldError;
   /** transport "auto" switched: to "stream" (the WebSocket cannot get through) or back to "websocket". */
   transport: { transport: TransportName; reason: string };
+  /** The outcome of each action restored from `persist`. */
+  outbox: OutboxOutcome;
 }
 
 export type TransportName = 'websocket' | 'stream';
@@ -183,16 +238,24 @@ export declare class Client {
   unsubscribe(board: string): void;
   /** Follow the board's folds and focus (true, the default) or browse (false); sent again after every reconnect. The stream cannot carry it: there a viewer always counts as following. */
   follow(following?: boolean): void;
-  /** One action on a board; resolves with the rev of its ack. */
-  act(board: string, action: Action): Promise<number>;
+  /**
+   * One action on a board, through the outbox: sent now, or once connected and the board resubscribed;
+   * sent again with the same key after a lost connection, so it is applied once. Resolves with the rev
+   * of its ack; rejects with a FoldError (the daemon's refusal, or `expired`).
+   */
+  act(board: string, action: Action, options?: ActionOptions): Promise<number>;
+  /** This client's random id (16 hex digits): each action's key is `${clientId}-${n}`. */
+  readonly clientId: string;
+  /** The actions waiting for their answer, by id, in the order called. */
+  readonly pending: ReadonlyMap<string, PendingAction>;
   history(board: string, query?: HistoryQuery): Promise<HistoryPage>;
-  /** Drops the connection (pending actions reject with `disconnected`) and connects at once, asking the token again; resets the backoff. */
+  /** Drops the connection and connects at once, asking the token again; resets the backoff. Waiting actions are kept and sent again. */
   reconnect(): void;
   /** Hands a new token to the open connection (`auth` on a WebSocket; on the stream every board's stream is reopened with it, resuming at its last rev); false when there is none. */
   authenticate(token: string): boolean;
   /** Sends one protocol message as it is (no id, no answer matched); false when not connected. For applications that keep their own copy of a board. */
   send(message: { type: string; [field: string]: unknown }): boolean;
-  /** For good: pending actions reject with `disconnected`, nothing reconnects. */
+  /** For good: waiting actions reject with `disconnected` (one already sent may or may not have been applied), nothing reconnects. */
   close(): void;
 }
 
@@ -215,17 +278,17 @@ export declare class Board {
   readonly following: number | null;
   on<E extends keyof BoardEvents>(event: E, listener: (value: BoardEvents[E]) => void): Unsubscribe;
   off<E extends keyof BoardEvents>(event: E, listener: (value: BoardEvents[E]) => void): void;
-  /** Any action; resolves with the rev of its ack (for a no-op, the current rev). */
-  act(action: Action): Promise<number>;
-  toggle(section: string): Promise<number>;
-  expand(section: string): Promise<number>;
-  collapse(section: string): Promise<number>;
-  expandAll(): Promise<number>;
-  collapseAll(): Promise<number>;
-  focus(section: string, item: number): Promise<number>;
-  clearFocus(): Promise<number>;
+  /** Any action, through the client's outbox; resolves with the rev of its ack (for a no-op, the current rev). */
+  act(action: Action, options?: ActionOptions): Promise<number>;
+  toggle(section: string, options?: ActionOptions): Promise<number>;
+  expand(section: string, options?: ActionOptions): Promise<number>;
+  collapse(section: string, options?: ActionOptions): Promise<number>;
+  expandAll(options?: ActionOptions): Promise<number>;
+  collapseAll(options?: ActionOptions): Promise<number>;
+  focus(section: string, item: number, options?: ActionOptions): Promise<number>;
+  clearFocus(options?: ActionOptions): Promise<number>;
   /** Undoes the change that made `rev`, as a new change. */
-  revert(rev: number): Promise<number>;
+  revert(rev: number, options?: ActionOptions): Promise<number>;
   history(query?: HistoryQuery): Promise<HistoryPage>;
   unsubscribe(): void;
 }
@@ -280,3 +343,7 @@ export declare class EventStreamParser {
 export declare function backoffDelay(attempt: number, random?: () => number): number;
 export declare const BACKOFF_BASE_MS: 500;
 export declare const BACKOFF_CAP_MS: 10000;
+
+/** The outbox's default bounds: 1000 actions, 600000 ms. */
+export declare const OUTBOX_MAX_ACTIONS: 1000;
+export declare const OUTBOX_MAX_AGE_MS: 600000;

@@ -10,14 +10,18 @@
 // - `hello`, once GET /healthz answers: the daemon is there. A stream has
 //   no session, so hello's `session` is null.
 // - `ack` and `error` from each POST's answer ({"rev"} or {"code",
-//   "message"}), with the action's id. An answer comes on its own HTTP
+//   "message"}), with the action's id. The action's `key` travels as the
+//   `Idempotency-Key` header, and `settle` is POST /api/boards/NAME/settle
+//   {"key"} (200 {"rev", "duplicate"}, or 410 `expired`). An answer comes on its own HTTP
 //   exchange and may beat the board's patch down the stream; an ack is held
 //   until the board's stream has delivered its rev (or ACK_WAIT_MS), so
 //   that, as on a WebSocket, the change is seen before the action resolves.
 // - `error` with the board's name when a stream is refused (401/403
 //   forbidden, 404 not_found): the client takes it as the subscribe's
 //   answer, as it does the daemon's on a WebSocket.
-// Any stream that ends or fails ends the whole connection: the client
+// Any stream that ends or fails, and any POST that gets no answer, ends the
+// whole connection (a POST cut on the way may or may not have reached the
+// daemon: the client sends it again with its key after reconnecting): the client
 // reconnects with its backoff and resumes every board with `since`, which
 // travels as `Last-Event-ID`. Not carried: `view` (a stream always counts
 // as following), `authenticated` and `authExpiring` (no conversation): the
@@ -72,17 +76,17 @@ export const streamTransport = {
       held = held.filter((h) => !now.includes(h));
       for (const h of now) {
         clearTimeout(h.timer);
-        handlers.onMessage({ type: 'ack', id: h.id, board: h.board, rev: h.rev });
+        handlers.onMessage(h.duplicate ? { type: 'ack', id: h.id, board: h.board, rev: h.rev, duplicate: true } : { type: 'ack', id: h.id, board: h.board, rev: h.rev });
       }
     };
 
-    const ack = (board, id, rev) => {
+    const ack = (board, id, rev, duplicate) => {
       const s = streams.get(board);
       if (done || !s || (s.rev !== null && s.rev >= rev)) {
-        handlers.onMessage({ type: 'ack', id, board, rev });
+        handlers.onMessage(duplicate ? { type: 'ack', id, board, rev, duplicate } : { type: 'ack', id, board, rev });
         return;
       }
-      const h = { board, id, rev, timer: null };
+      const h = { board, id, rev, duplicate, timer: null };
       h.timer = setTimeout(() => releaseHeld((x) => x === h), ACK_WAIT_MS);
       held.push(h);
     };
@@ -160,20 +164,28 @@ export const streamTransport = {
       run().catch((e) => { if (current()) finish(`the event stream of '${board}' failed: ${e.message}`); });
     };
 
+    // An action (its key as Idempotency-Key), or a settle ({"key"} to .../settle).
     const post = (message) => {
-      const { board, id, ...action } = message;
-      doFetch(`${base}/api/boards/${encodeURIComponent(board)}/actions`, {
+      const { board, id, key, ...action } = message;
+      const settle = message.type === 'settle';
+      const path = `/api/boards/${encodeURIComponent(board)}/${settle ? 'settle' : 'actions'}`;
+      const extra = { 'content-type': 'application/json', accept: 'application/json' };
+      if (key !== undefined && !settle) extra['idempotency-key'] = key;
+      doFetch(base + path, {
         method: 'POST',
-        headers: headers({ 'content-type': 'application/json', accept: 'application/json' }),
-        body: JSON.stringify(action),
+        headers: headers(extra),
+        body: JSON.stringify(settle ? { key } : action),
         cache: 'no-store',
       }).then(async (response) => {
         const body = await response.json().catch(() => null);
-        if (response.ok && typeof body?.rev === 'number') ack(board, id, body.rev);
+        // An answer cut short is no answer: as above, the connection ends and the key is sent again.
+        if (response.ok && body === null) { finish(`the answer to POST ${path} was cut short`); return; }
+        if (response.ok && typeof body?.rev === 'number') ack(board, id, body.rev, body.duplicate === true);
         else handlers.onMessage({ type: 'error', id, board, code: body?.code ?? 'internal', message: body?.message ?? `HTTP ${response.status}` });
       }, (e) => {
-        // The request may or may not have reached the daemon.
-        handlers.onMessage({ type: 'error', id, board, code: 'disconnected', message: `POST /api/boards/${board}/actions failed: ${e.message}` });
+        // No answer: it may or may not have reached the daemon. The
+        // connection ends, and the client sends it again with its key.
+        finish(`POST ${path} failed: ${e.message}`);
       });
       return true;
     };
