@@ -24,4 +24,5 @@ export { Board } from './board.js';
 export { FoldError } from './fold-error.js';
 export { BoardMirror } from './mirror.js';
 export { applyPatch, PatchError } from './patch.js';
+export { applyAction, DEFAULT_LIMITS } from './rules.js';
 export { backoffDelay, BACKOFF_BASE_MS, BACKOFF_CAP_MS } from './backoff.js';
