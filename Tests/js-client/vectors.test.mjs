@@ -1,11 +1,11 @@
 // The shared vectors this library must agree with (Tests/vectors): the
-// reconnect delays and the mirror. The Swift tests and the dashboard's
+// reconnect delays, the mirror and the board's rules. The Swift tests and the dashboard's
 // (Tests/web/unit/vectors.test.mjs) read the same files.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { backoffDelay, BACKOFF_BASE_MS, BACKOFF_CAP_MS, BoardMirror } from '../../clients/js/foldsync.js';
+import { backoffDelay, BACKOFF_BASE_MS, BACKOFF_CAP_MS, BoardMirror, applyAction, FoldError } from '../../clients/js/foldsync.js';
 
 const load = (name) => JSON.parse(readFileSync(new URL(`../vectors/${name}`, import.meta.url), 'utf8'));
 
@@ -30,5 +30,23 @@ test('mirror_vectors', () => {
       if (step.state !== undefined) assert.deepStrictEqual(m.state, step.state, c.name);
       if (step.viewers !== undefined) assert.deepEqual([out.viewers, out.following], [step.viewers, step.following], c.name);
     }
+  }
+});
+
+test('action_vectors', () => {
+  const file = load('actions.json');
+  assert.ok(file.cases.length > 40);
+  for (const c of file.cases) {
+    const before = JSON.stringify(c.board);
+    if (c.error !== undefined) {
+      assert.throws(() => applyAction(c.board, c.action), (e) => e instanceof FoldError && e.code === c.error, c.name);
+    } else {
+      const out = applyAction(c.board, c.action);
+      assert.deepStrictEqual(out.board, c.after, c.name);
+      assert.equal(JSON.stringify(out.board), JSON.stringify(c.after), `${c.name}: canonical key order`);
+      assert.equal(out.changed, JSON.stringify(c.after) !== before, `${c.name}: changed`);
+      if (!out.changed) assert.equal(out.board, c.board, `${c.name}: a no-op gives the board given`);
+    }
+    assert.equal(JSON.stringify(c.board), before, `${c.name}: the board given is untouched`);
   }
 });

@@ -329,6 +329,30 @@ export declare class PatchError extends Error {
   readonly name: 'PatchError';
 }
 
+/** The daemon's size limits (docs/PROTOCOL.md, "Limits"); going over one is `invalid`. Titles and badges count UTF-8 bytes, items and boards their compact JSON encoding. */
+export interface Limits {
+  maxBoards: number;
+  maxSections: number;
+  maxItems: number;
+  maxTitleBytes: number;
+  maxItemBytes: number;
+  maxBoardBytes: number;
+  maxJSONDepth: number;
+}
+
+/** The daemon's defaults: 1,000 boards, 5,000 sections, 10,000 items per section, 1,024-byte titles, 4,096-byte items, 4 MiB boards, nesting depth 32. */
+export declare const DEFAULT_LIMITS: Readonly<Limits>;
+
+/**
+ * The board after one action by the daemon's rules (Tests/vectors/actions.json): `changed` false for a
+ * no-op (the daemon acks at the same rev; `board` is the one given), else a new document in the canonical
+ * key order, sharing the sections the action did not touch. Throws a FoldError with the daemon's code
+ * (`bad_request`, `unknown_type`, `not_found`, `invalid`) for an action the daemon refuses; `revert`, which
+ * needs the history, is `invalid`. Never changes `board` or `action`; `ifRev` is not compared.
+ * `limits` overrides any of DEFAULT_LIMITS.
+ */
+export declare function applyAction(board: BoardState, action: Action, limits?: Partial<Limits>): { board: BoardState; changed: boolean };
+
 /** A Server-Sent Events reader (text/event-stream): push text as it arrives, get the events it completed. */
 export declare class EventStreamParser {
   constructor();

@@ -4,8 +4,9 @@
 // write (the library's patch.js) keeps every untouched section the same object, so
 // "changed?" is one identity check, never a serialisation of the board.
 // Text is always set with textContent: any language, no markup injection.
-// Links get their href only from safeHref (item-view.js): http, https and
-// mailto, opened in a new tab with rel="noopener noreferrer".
+// Links get their href only from safeHref (the library's link.js, through
+// item-view.js): http, https and mailto, opened in a new tab with
+// rel="noopener noreferrer".
 
 import { deepEqual } from '/lib/patch.js';
 import { keepInOrder } from './keep-in-order.js';

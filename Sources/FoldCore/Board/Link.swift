@@ -26,7 +26,7 @@ public enum Link {
 
     /// ASCII controls and space, C1 controls, Unicode spaces and line breaks,
     /// and format characters (`Cf`: bidi overrides, zero-width space, BOM).
-    /// The dashboard's `item-view.js` refuses the same set.
+    /// The JavaScript library's `link.js` refuses the same set.
     static func isForbidden(_ u: Unicode.Scalar) -> Bool {
         u.value <= 0x20 || (0x7F...0x9F).contains(u.value) || u.properties.isWhitespace
             || u.properties.generalCategory == .format

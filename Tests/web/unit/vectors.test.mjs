@@ -1,6 +1,7 @@
 // Tests/vectors: the cases the Swift tests (Tests/FoldClientTests/SharedVectorTests.swift)
 // run too, here against the dashboard's twins of the same logic (the mirror
-// from its home, clients/js; Tests/js-client reads backoff and mirror too).
+// and the board's rules from their home, clients/js; Tests/js-client reads
+// backoff, mirror and actions too).
 // Every file there must have a reader in both; a case added once runs in both.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -10,6 +11,7 @@ import { globMatches } from '../../../clients/web/permissions.js';
 import { backoffDelay, BACKOFF_BASE_MS, BACKOFF_CAP_MS } from '../../../clients/web/socket.js';
 import { safeHref, itemFields } from '../../../clients/web/item-view.js';
 import { BoardMirror } from '../../../clients/js/mirror.js';
+import { applyAction } from '../../../clients/js/rules.js';
 import { ViewMode } from '../../../clients/web/view-mode.js';
 
 const folder = fileURLToPath(new URL('../../vectors/', import.meta.url));
@@ -45,6 +47,20 @@ const readers = {
         if (step.state !== undefined) assert.deepEqual(m.state, step.state, c.name);
         if (step.viewers !== undefined) assert.deepEqual([out.viewers, out.following], [step.viewers, step.following], c.name);
       }
+    }
+  },
+  'actions.json'(file) {
+    for (const c of file.cases) {
+      const before = JSON.stringify(c.board);
+      if (c.error !== undefined) {
+        assert.throws(() => applyAction(c.board, c.action), (e) => e.name === 'FoldError' && e.code === c.error, c.name);
+      } else {
+        const out = applyAction(c.board, c.action);
+        assert.deepStrictEqual(out.board, c.after, c.name);
+        assert.equal(JSON.stringify(out.board), JSON.stringify(c.after), `${c.name}: canonical key order`);
+        assert.equal(out.changed, JSON.stringify(c.after) !== before, `${c.name}: changed`);
+      }
+      assert.equal(JSON.stringify(c.board), before, `${c.name}: the board given is untouched`);
     }
   },
   'follow.json'(file) {
