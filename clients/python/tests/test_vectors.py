@@ -1,14 +1,17 @@
 """Tests/vectors: the cases the Swift and JavaScript clients run too, here
-against this package's backoff and mirror."""
+against this package's backoff, mirror and board rules."""
 from __future__ import annotations
 
+import copy
 import json
 import os
 import unittest
 from typing import Any, Dict
 
 from foldsync.backoff import BASE_MS, CAP_MS, Backoff, backoff_delay
+from foldsync.errors import FoldError
 from foldsync.mirror import BoardMirror
+from foldsync.rules import apply_action
 from harness import VECTORS
 
 
@@ -54,3 +57,23 @@ class VectorTests(unittest.TestCase):
                         self.assertEqual(m.state, step["state"])
                     if "viewers" in step:
                         self.assertEqual((out.viewers, out.following), (step["viewers"], step.get("following")))
+
+    def test_action_vectors(self) -> None:
+        # Each case: a board, one action, and the board after it (unchanged:
+        # a no-op) or the error code. The input is never changed.
+        file = load("actions.json")
+        self.assertEqual(len(file["cases"]), 43)
+        for c in file["cases"]:
+            with self.subTest(c["name"]):
+                board, action = copy.deepcopy(c["board"]), copy.deepcopy(c["action"])
+                if "error" in c:
+                    with self.assertRaises(FoldError) as caught:
+                        apply_action(board, action)
+                    self.assertEqual(caught.exception.code, c["error"])
+                else:
+                    after, changed = apply_action(board, action)
+                    self.assertEqual(after, c["after"])
+                    self.assertEqual(changed, c["after"] != c["board"])
+                    # The canonical key order, as the daemon serves it.
+                    self.assertEqual(json.dumps(after), json.dumps(c["after"]))
+                self.assertEqual((board, action), (c["board"], c["action"]))

@@ -17,6 +17,7 @@ from .errors import FoldError
 from .mirror import BoardMirror
 from .outbox import Outcome
 from .patch import PatchError, apply_patch
+from .rules import DEFAULT_LIMITS, Limits, apply_action
 from .states import CLOSED, CONNECTED, CONNECTING, DISCONNECTED, ConnectionState, TransportChange
 from .transport import Ended
 
@@ -24,5 +25,6 @@ __version__ = "0.1.0"
 __all__ = [
     "Board", "BoardMirror", "Change", "Client", "ConnectionState", "Ended", "FoldError", "Outcome", "PatchError", "Presence",
     "TransportChange", "apply_patch", "backoff_delay", "connect",
+    "DEFAULT_LIMITS", "Limits", "apply_action",
     "CONNECTING", "CONNECTED", "DISCONNECTED", "CLOSED",
 ]
