@@ -1,14 +1,15 @@
 import FoldCore
 import FoldSystem
 
-/// One subscribed board: its mirror (always equal to `GET` at `rev`), the
-/// stream of its changes, and its actions, each answered with the rev of
-/// its `ack` or a `SyncError`. Readable from any thread; the service thread
-/// writes it.
+/// One subscribed board: its mirror (`confirmed`, always equal to `GET` at
+/// `rev`), what to show (`state`: the mirror with the actions still pending
+/// applied), the stream of its changes, and its actions, each answered with
+/// the rev of its `ack` or a `SyncError`. Readable from any thread; the
+/// service thread writes it.
 public final class SyncBoard: @unchecked Sendable {
     public let name: String
     let client: FoldSyncClient
-    private let mirror = Locked<(state: JSON?, position: Position?)>((nil, nil))
+    private let mirror = Locked<(state: JSON?, confirmed: JSON?, position: Position?)>((nil, nil, nil))
     private let listeners = Locked<[UInt64: AsyncStream<BoardChange>.Continuation]>([:])
     private let nextListener = Locked<UInt64>(0)
 
@@ -17,8 +18,12 @@ public final class SyncBoard: @unchecked Sendable {
         self.client = client
     }
 
-    /// The board document; nil before the first snapshot and after a delete.
+    /// The board to show: `confirmed` with the pending actions applied on
+    /// top by the daemon's rules, so an action shows the moment it is
+    /// called; nil before the first snapshot and after a delete.
     public var state: JSON? { mirror.withLock { $0.state } }
+    /// The daemon's board at `rev` (equal to `GET` then).
+    public var confirmed: JSON? { mirror.withLock { $0.confirmed } }
     public var rev: Int? { mirror.withLock { $0.position?.rev } }
     public var epoch: String? { mirror.withLock { $0.position?.epoch } }
     /// The last `presence`: connections watching the board, and how many follow it.
@@ -52,7 +57,7 @@ public final class SyncBoard: @unchecked Sendable {
 
     // Service thread.
 
-    func update(state: JSON?, position: Position?) { mirror.withLock { $0 = (state, position) } }
+    func update(state: JSON?, confirmed: JSON?, position: Position?) { mirror.withLock { $0 = (state, confirmed, position) } }
 
     func update(viewers: Int?, following: Int?) { presence.withLock { $0 = (viewers, following) } }
 

@@ -20,6 +20,8 @@ final class SyncConnection: WebClientDelegate {
         var subscribing = false
         /// The board was deleted: the next snapshot starts a new epoch.
         var deleted = false
+        /// This client's actions on the board not answered yet, shown on top of the mirror.
+        var pending = PendingActions()
 
         init(board: SyncBoard) {
             self.board = board
@@ -34,6 +36,12 @@ final class SyncConnection: WebClientDelegate {
     /// Every action called and not answered (`Outbox`), and who waits for each.
     private var outbox: Outbox
     private var callers: [Outbox.Ticket: CheckedContinuation<Int, Error>] = [:]
+    /// What each action in the outbox shows as, until its answer.
+    private var shownAs: [Outbox.Ticket: (board: String, key: String, action: Action)] = [:]
+    /// The `session` of this connection and of the ones before it (`hello`):
+    /// a patch `by` one of them may be one of our actions landing, also when
+    /// a resume delivers it after a cut.
+    private var sessions: [String] = []
     /// The once-a-second check of the outbox's age bound is armed.
     private var ticking = false
     private var following = true
@@ -53,8 +61,15 @@ final class SyncConnection: WebClientDelegate {
             case .settle(let item):
                 send(ClientRequest.settle(board: item.board, key: item.key, id: item.key))
             case .resolve(let ticket, let rev):
+                if let a = shownAs.removeValue(forKey: ticket), let e = entries[a.board] {
+                    e.pending.acked(key: a.key, rev: rev, confirmedRev: e.mirror.position?.rev)
+                    show(e)
+                }
                 callers.removeValue(forKey: ticket)?.resume(returning: rev)
             case .reject(let ticket, let error):
+                if let a = shownAs.removeValue(forKey: ticket), let e = entries[a.board], e.pending.remove(key: a.key) != nil {
+                    show(e, rolledBack: RolledBack(key: a.key, action: a.action, error: error))
+                }
                 callers.removeValue(forKey: ticket)?.resume(throwing: error)
             }
         }
@@ -113,7 +128,8 @@ final class SyncConnection: WebClientDelegate {
     func received(_ s: ClientSocket, _ message: [UInt8]) {
         guard s === socket, let event = ServerEvent.decode(message) else { return }
         switch event {
-        case .hello:
+        case .hello(let session):
+            sessions = Array((sessions + [session]).suffix(16))
             connected = true
             backoff.reset()
             owner.setState(.connected)
@@ -148,10 +164,10 @@ final class SyncConnection: WebClientDelegate {
 
     private func apply(_ event: ServerEvent, to e: Entry) {
         let had = e.mirror.position
+        let before = e.mirror.state
         switch e.mirror.apply(event) {
         case .changed:
             guard let state = e.mirror.state, let p = e.mirror.position else { return }
-            e.board.update(state: state, position: p)
             if case .snapshot = event {
                 var reason: String?
                 if had != nil || e.deleted {
@@ -161,17 +177,19 @@ final class SyncConnection: WebClientDelegate {
                 if reason == "lagging" { run(outbox.answersDropped()) }
                 e.deleted = false
                 e.subscribing = false
-                e.board.publish(BoardChange(rev: p.rev, epoch: p.epoch, ops: nil, state: state, resynced: reason != nil, reason: reason))
+                e.pending.resynced(rev: p.rev)
+                show(e, daemon: (nil, reason))
                 let waiting = e.waiting
                 e.waiting = []
                 for c in waiting { c.resume(returning: e.board) }
-            } else if case .patch(_, _, let ops, _) = event {
+            } else if case .patch(_, _, let ops, let by) = event {
                 e.subscribing = false
-                e.board.publish(BoardChange(rev: p.rev, epoch: p.epoch, ops: ops, state: state, resynced: false, reason: nil))
+                if let before { e.pending.patched(rev: p.rev, before: before, after: state, own: by.map(sessions.contains) ?? true) }
+                show(e, daemon: (ops, nil))
             }
         case .deleted:
             e.deleted = true
-            e.board.update(state: nil, position: e.mirror.position)
+            e.board.update(state: nil, confirmed: nil, position: e.mirror.position)
         case .outOfStep:
             e.subscribing = false
             send(ClientRequest.subscribe(board: e.board.name, since: nil))
@@ -179,6 +197,25 @@ final class SyncConnection: WebClientDelegate {
             e.board.update(viewers: e.mirror.viewers, following: e.mirror.following)
         case .unchanged:
             break
+        }
+    }
+
+    /// Puts the board's mirror and what it shows on `SyncBoard`, and tells
+    /// the application: a daemon's change (`ops`, and `reason` for a
+    /// resync), or a local one when the board shown moved or an action was
+    /// rolled back.
+    private func show(_ e: Entry, daemon: (ops: JSON?, reason: String?)? = nil, rolledBack: RolledBack? = nil) {
+        guard let confirmed = e.mirror.state, let p = e.mirror.position else { return }
+        let state = e.pending.shown(confirmed: confirmed, rev: p.rev) ?? confirmed
+        let moved = e.board.state != state
+        e.board.update(state: state, confirmed: confirmed, position: p)
+        if let daemon {
+            let resync = daemon.ops == nil
+            e.board.publish(BoardChange(rev: p.rev, epoch: p.epoch, ops: daemon.ops, state: state,
+                                        resynced: resync && daemon.reason != nil, reason: daemon.reason, confirmed: confirmed))
+        } else if moved || rolledBack != nil {
+            e.board.publish(BoardChange(rev: p.rev, epoch: p.epoch, ops: nil, state: state, resynced: false, reason: nil,
+                                        confirmed: confirmed, local: true, rolledBack: rolledBack))
         }
     }
 
@@ -229,6 +266,13 @@ final class SyncConnection: WebClientDelegate {
                 }
                 callers[ticket] = c
                 run(outbox.call(ticket, board: board, action: action, ifRev: ifRev, now: now))
+                if let item = outbox.items.last, item.ticket == ticket {
+                    shownAs[ticket] = (board, item.key, action)
+                    if let e = entries[board] {
+                        e.pending.add(key: item.key, action: action, ifRev: ifRev)
+                        show(e)
+                    }
+                }
             case .cancel(let ticket):
                 run(outbox.cancel(ticket))
             case .view(let f):

@@ -11,18 +11,49 @@ public enum SyncState: Sendable, Equatable {
     case closed
 }
 
-/// One change to a board's mirror, as the application is told it.
+/// One change to what a board shows, as the application is told it: a
+/// change of the daemon's (a patch or a resync), or a local one (an action
+/// called shows at once; a refused one is rolled back).
 public struct BoardChange: Sendable {
+    /// The confirmed rev (the daemon's).
     public let rev: Int
     public let epoch: String
-    /// The patch's operations; nil for a resync (the state is new as a whole).
+    /// The daemon's patch operations; they apply to the previous
+    /// `confirmed`, not to `state`. Nil for a resync and a local change.
     public let ops: JSON?
-    /// The mirror after the change.
+    /// The board to show: `confirmed` with the pending actions applied.
     public let state: JSON
     /// True when a snapshot replaced the mirror: `reason` says why
     /// (`epoch`, `pruned`, `lagging`).
     public let resynced: Bool
     public let reason: String?
+    /// The daemon's board at `rev` (equal to `GET` then).
+    public let confirmed: JSON
+    /// True for a change of the pending actions, not of the daemon's board.
+    public let local: Bool
+    /// The action this change took back, and why.
+    public let rolledBack: RolledBack?
+
+    init(rev: Int, epoch: String, ops: JSON?, state: JSON, resynced: Bool, reason: String?,
+         confirmed: JSON, local: Bool = false, rolledBack: RolledBack? = nil) {
+        self.rev = rev
+        self.epoch = epoch
+        self.ops = ops
+        self.state = state
+        self.resynced = resynced
+        self.reason = reason
+        self.confirmed = confirmed
+        self.local = local
+        self.rolledBack = rolledBack
+    }
+}
+
+/// An action the daemon refused, or that expired or was cancelled in the
+/// outbox: no longer shown, and never applied.
+public struct RolledBack: Sendable {
+    public let key: String
+    public let action: Action
+    public let error: SyncError
 }
 
 /// An error as the protocol names it (`code`: `not_found`, `conflict`,

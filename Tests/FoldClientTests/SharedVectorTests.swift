@@ -14,7 +14,7 @@ import Testing
 
     static let readers: [String: @Sendable (JSON) throws -> Void] = [
         "glob.json": glob, "backoff.json": backoff, "links.json": links, "items.json": items,
-        "mirror.json": mirror, "follow.json": follow, "actions.json": actions,
+        "mirror.json": mirror, "follow.json": follow, "actions.json": actions, "pending.json": pending,
     ]
 
     static func load(_ name: String) throws -> JSON {
@@ -134,6 +134,50 @@ import Testing
                 #expect(after == c["after"], "\(name)")
             case .failure(let e):
                 #expect(c["error"]?.stringValue == e.code.rawValue, "\(name): \(e)")
+            }
+        }
+    }
+
+    static func action(_ message: JSON, _ name: String) throws -> Action {
+        var object = try #require(message.objectValue, "\(name)")
+        object["board"] = .string("b")
+        guard case .success(.action(let request)) = ClientMessage.decode(.object(object), limits: .defaults) else {
+            throw FoldError(.invalid, "\(name): not an action")
+        }
+        return request.action
+    }
+
+    /// The optimistic state: a confirmed board, then calls, patches, acks,
+    /// refusals and resyncs; after each, the board shown and the keys pending.
+    static func pending(_ file: JSON) throws {
+        for c in try cases(file) {
+            let name = c["name"]?.stringValue ?? "?"
+            let session = try #require(c["session"]?.stringValue)
+            var confirmed = try #require(c["confirmed"]?["board"])
+            var rev = try #require(c["confirmed"]?["rev"]?.intValue)
+            var pending = PendingActions()
+            for (i, step) in try #require(c["steps"]?.arrayValue).enumerated() {
+                var rolledBack: String?
+                if let act = step["act"] {
+                    pending.add(key: try #require(act["key"]?.stringValue), action: try action(try #require(act["action"]), name), ifRev: act["ifRev"]?.intValue)
+                } else if let patch = step["patch"] {
+                    let before = confirmed
+                    confirmed = try JSONPatch.apply(try #require(patch["ops"]), to: confirmed)
+                    rev = try #require(patch["rev"]?.intValue)
+                    let by = patch["by"]?.stringValue
+                    pending.patched(rev: rev, before: before, after: confirmed, own: by == nil || by == session)
+                } else if let ack = step["ack"] {
+                    pending.acked(key: try #require(ack["key"]?.stringValue), rev: try #require(ack["rev"]?.intValue), confirmedRev: rev)
+                } else if let refused = step["refused"] {
+                    rolledBack = pending.remove(key: try #require(refused["key"]?.stringValue))?.key
+                } else if let snapshot = step["snapshot"] {
+                    confirmed = try #require(snapshot["board"])
+                    rev = try #require(snapshot["rev"]?.intValue)
+                    pending.resynced(rev: rev)
+                }
+                #expect(pending.shown(confirmed: confirmed, rev: rev) == step["state"], "\(name), step \(i)")
+                #expect(pending.keys == (step["pending"]?.arrayValue ?? []).compactMap(\.stringValue), "\(name), step \(i)")
+                #expect(rolledBack == step["rolledBack"]?.stringValue, "\(name), step \(i)")
             }
         }
     }

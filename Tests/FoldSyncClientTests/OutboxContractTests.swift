@@ -160,7 +160,7 @@ import Testing
 
 extension JSON {
     /// The section with `id` in a board document.
-    fileprivate func section(_ id: String) -> JSON? {
+    func section(_ id: String) -> JSON? {
         self["sections"]?.arrayValue?.first { $0["id"]?.stringValue == id }
     }
 }

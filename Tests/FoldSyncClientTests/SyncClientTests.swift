@@ -162,7 +162,9 @@ import Testing
         // Three changes the client misses while it waits for its next attempt (250 ms at least).
         for s in ["s1", "s2", "s0"] { _ = try Self.http(d, "POST", "/api/boards/default/actions", body: #"{"type":"toggle","section":"\#(s)"}"#) }
         #expect(await Self.until(15) { board.rev == 4 && changes.changes.count >= 4 }, "rev \(board.rev ?? -1)")
-        let revs = changes.changes.map(\.rev)
+        // The toggle showed at once, before its patch: a local change at rev 0.
+        #expect(changes.changes.first.map { $0.local && $0.rev == 0 } == true)
+        let revs = changes.changes.filter { !$0.local }.map(\.rev)
         #expect(revs == [1, 2, 3, 4], "\(revs)")
         #expect(!changes.changes.contains { $0.resynced }, "a snapshot instead of the missed patches")
         let expected = try Self.http(d, "GET", "/api/boards/default")["state"]
