@@ -24,6 +24,7 @@ public final class CuttingRelay: @unchecked Sendable {
     private var refusing = false
     private var links: [Int32: Int32] = [:]
     private var stopped = false
+    private var holding = false
 
     public init(to target: UInt16) throws {
         self.target = target
@@ -60,6 +61,12 @@ public final class CuttingRelay: @unchecked Sendable {
         }
         for (a, b) in pairs { Self.cut(a, b) }
     }
+
+    /// Holds back everything the daemon sends (its patches and answers)
+    /// until `releaseAnswers()`: a link as slow as a test needs, where what
+    /// a client shows before its answer can be seen.
+    public func holdAnswers() { lock.withLock { holding = true } }
+    public func releaseAnswers() { lock.withLock { holding = false } }
 
     /// Takes new connections again.
     public func accept() { lock.withLock { refusing = false } }
@@ -112,7 +119,7 @@ public final class CuttingRelay: @unchecked Sendable {
             lock.withLock { links[client] = daemon }
             let up = Thread { [self] in upstream(client, daemon) }
             up.start()
-            let down = Thread { [self] in Self.pump(daemon, client); finish(client, daemon) }
+            let down = Thread { [self] in downstream(daemon, client); finish(client, daemon) }
             down.start()
         }
     }
@@ -164,18 +171,22 @@ public final class CuttingRelay: @unchecked Sendable {
         }
     }
 
-    private static func pump(_ from: Int32, _ to: Int32) {
+    /// Daemon to client, as it comes, unless held.
+    private func downstream(_ from: Int32, _ to: Int32) {
         var chunk = [UInt8](repeating: 0, count: 65536)
         while true {
             let n = read(from, &chunk, chunk.count)
-            if n <= 0 || !writeAll(to, Array(chunk[0..<n])) { return }
+            if n <= 0 { return }
+            while lock.withLock({ holding && !stopped }) { usleep(2_000) }
+            if !Self.writeAll(to, Array(chunk[0..<n])) { return }
         }
     }
 
     private static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
         var off = 0
         while off < bytes.count {
-            let n = bytes[off...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            // MSG_NOSIGNAL: a peer gone mid-write is a failed write, not a SIGPIPE that ends the test process.
+            let n = bytes[off...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
             if n <= 0 { return false }
             off += n
         }

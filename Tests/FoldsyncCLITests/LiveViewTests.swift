@@ -31,6 +31,36 @@ import Testing
         try t.waitFor("exit") { !$0.contains { $0.contains("↑↓ move") } }
     }
 
+    /// Through a relay that holds back what the daemon sends: the fold is
+    /// on screen at the key press, before its patch and ack (the status
+    /// line still says rev 0); a refused one is undone and the view says so.
+    @Test func aFoldShowsOnTheKeyPressAndARefusedOneIsUndone() throws {
+        let d = try DaemonProcess()
+        let relay = try CuttingRelay(to: UInt16(d.port))
+        defer { relay.stop() }
+        let t = try Tmux(width: 60, height: 16, command: "'\(Build.client)' --url ws://127.0.0.1:\(relay.port)/ws --board default")
+        try t.waitFor("the board") { $0.first?.hasPrefix("default · connected · rev 0") == true && $0.contains("> ▸ 0") }
+        relay.holdAnswers()
+        try t.keys("Down", "Enter")
+        try t.waitFor("s1 open, no answer yet") { $0.contains("> ▾ 1") && $0.first?.hasPrefix("default · connected · rev 0") == true }
+        #expect(eventually { (try? expanded(boardState(d))) == ["s1"] }, "the daemon has it")
+        #expect(t.screen().first?.hasPrefix("default · connected · rev 0") == true, "and the view no answer")
+        relay.releaseAnswers()
+        try t.waitFor("confirmed at rev 1") { $0.first?.hasPrefix("default · connected · rev 1") == true && $0.contains("> ▾ 1") }
+        // The cursor onto s2, which another client removes before the view hears of it.
+        for _ in 0..<6 where !t.screen().contains("> ▸ 2") { try t.keys("Down") }
+        try t.waitFor(text: "> ▸ 2")
+        relay.holdAnswers()
+        #expect(try foldsync(["remove-section", "s2", "--url", d.url]).status == 0)
+        try t.keys("Enter")
+        try t.waitFor("s2 shown open") { $0.contains("> ▾ 2") }
+        relay.releaseAnswers()
+        try t.waitFor("undone") { s in
+            s.contains { $0.contains("not_found") && $0.contains("(undone)") } && !s.contains { $0.contains("▾ 2") || $0.contains("▸ 2") }
+        }
+        #expect(try expanded(boardState(d)) == ["s1"])
+    }
+
     @Test func wideCharactersLineUpAndLongLinesAreCut() throws {
         setlocale(LC_ALL, "C.UTF-8")
         let d = try DaemonProcess()

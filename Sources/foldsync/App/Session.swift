@@ -34,6 +34,8 @@ final class Session: WebClientDelegate {
     let inbox: Inbox
     private(set) var board: String
     private(set) var mirror: BoardMirror
+    /// The mirror's state before the last event (what a patch applied to).
+    private(set) var before: JSON?
     private(set) var socket: ClientSocket?
     weak var handler: SessionHandler?
     private var nextActionID = 1
@@ -98,14 +100,20 @@ final class Session: WebClientDelegate {
     }
 
     /// Sends an action with a fresh id and returns the id; nil when offline
-    /// (nothing is queued for later).
-    func send(_ action: Action, board target: String? = nil) -> String? {
+    /// (nothing is queued for later). `keyed`: the id goes as the action's
+    /// `key` too, prefixed with this run's random client id, so that a copy
+    /// can never be applied twice.
+    func send(_ action: Action, board target: String? = nil, keyed: Bool = false) -> String? {
         guard isOpen, let socket else { return nil }
-        let id = "fs\(nextActionID)"
+        let id = keyed ? "\(clientID)-\(nextActionID)" : "fs\(nextActionID)"
         nextActionID += 1
-        socket.send(ClientRequest.action(action, board: target ?? board, id: id))
+        socket.send(ClientRequest.action(action, board: target ?? board, id: id, key: keyed ? id : nil))
         return id
     }
+    private let clientID: String = {
+        let n = String(UInt64.random(in: 0...UInt64.max), radix: 16)
+        return String(repeating: "0", count: 16 - n.count) + n
+    }()
 
     /// Follow or browse (`view`, an extension); nothing when offline (sent again on connect).
     func sendView(following: Bool) {
@@ -156,6 +164,7 @@ final class Session: WebClientDelegate {
         if case .authExpiring = event, options.tokenCommand != nil, refreshToken(), let token {
             s.send(ClientRequest.auth(token: token))
         }
+        before = mirror.state
         let outcome = mirror.apply(event)
         if case .outOfStep = outcome { subscribe(resume: false) }
         handler?.sessionReceived(event, raw: message, outcome: outcome)

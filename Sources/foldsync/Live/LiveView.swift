@@ -19,6 +19,12 @@ final class LiveView: SessionHandler {
     /// Ids of actions sent from here, so their errors are shown.
     var sent: Set<String> = []
     var boardsFetch: UInt64?
+    /// The actions typed here and not answered yet: the view shows them at
+    /// once, on top of the daemon's board.
+    var pending = PendingActions()
+    /// The `session` of each connection so far: a patch `by` one of them
+    /// may be one of ours landing (a resume brings it with an older one).
+    var sessions: [String] = []
 
     init(session: Session) {
         self.session = session
@@ -101,8 +107,10 @@ final class LiveView: SessionHandler {
         for effect in effects {
             switch effect {
             case .send(let action):
-                if let id = session.send(action) {
+                if let id = session.send(action, keyed: true) {
                     sent.insert(id)
+                    pending.add(key: id, action: action, ifRev: nil)
+                    showBoard()
                 } else {
                     model.show("offline: \(action.name) not sent", now: Self.now())
                 }
@@ -111,11 +119,19 @@ final class LiveView: SessionHandler {
             case .fetchBoards:
                 boardsFetch = session.fetchAPI("/api/boards")
             case .switchBoard(let name):
+                pending = PendingActions()
                 session.switchBoard(to: name)
             case .quit:
                 quit()
             }
         }
+    }
+
+    /// The daemon's board with the pending actions applied, to the model.
+    private func showBoard() {
+        let mirror = session.mirror
+        let shown = pending.isEmpty ? nil : pending.shown(confirmed: mirror.state, rev: mirror.position?.rev)
+        model.update(document: shown.flatMap { try? Board(trusted: $0) } ?? mirror.document, position: mirror.position)
     }
 
     // MARK: SessionHandler
@@ -130,8 +146,15 @@ final class LiveView: SessionHandler {
     }
 
     func sessionReceived(_ event: ServerEvent, raw: [UInt8], outcome: BoardMirror.Outcome) {
+        if case .hello(let id) = event { sessions = Array((sessions + [id]).suffix(16)) }
         switch outcome {
-        case .changed: model.update(document: session.mirror.document, position: session.mirror.position)
+        case .changed:
+            if case .patch(_, let p, _, let by) = event, let before = session.before, let after = session.mirror.state {
+                pending.patched(rev: p.rev, before: before, after: after, own: by.map(sessions.contains) ?? true)
+            } else if case .snapshot(_, let p, _) = event {
+                pending.resynced(rev: p.rev)
+            }
+            showBoard()
         case .presence:
             model.viewers = session.mirror.viewers
             model.followers = session.mirror.following
@@ -141,9 +164,13 @@ final class LiveView: SessionHandler {
         switch event {
         case .error(let code, let message, let id, _):
             if let id { sent.remove(id) }
-            model.show("error: \(code): \(message)", now: Self.now())
-        case .ack(let id?, _, _):
+            let rolledBack = id.flatMap { pending.remove(key: $0) } != nil
+            if rolledBack { showBoard() }
+            model.show("error: \(code): \(message)\(rolledBack ? " (undone)" : "")", now: Self.now())
+        case .ack(let id?, _, let rev):
             sent.remove(id)
+            pending.acked(key: id, rev: rev ?? 0, confirmedRev: session.mirror.position?.rev)
+            showBoard()
         default:
             break
         }
@@ -167,6 +194,12 @@ final class LiveView: SessionHandler {
         }
         model.connection = .reconnecting(at: Self.now() + delay, why: why)
         sent.removeAll()
+        // Nothing here sends them again: shown no longer. One that the
+        // daemon applied before the cut comes back with the resume.
+        if !pending.isEmpty {
+            pending = PendingActions()
+            showBoard()
+        }
         session.client.schedule(afterMicroseconds: Int64(delay * 1_000_000)) { [weak self] in
             guard let self, !self.quitting else { return }
             self.session.connect()
