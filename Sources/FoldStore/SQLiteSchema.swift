@@ -5,7 +5,7 @@ import FoldCore
 /// written by a newer release is refused rather than misread.
 enum SQLiteSchema {
     /// The version this binary writes and understands.
-    static let version = 5
+    static let version = 6
 
     /// A fresh store, at `version`.
     static let create = """
@@ -27,13 +27,23 @@ enum SQLiteSchema {
         CREATE TABLE journal(seq INTEGER PRIMARY KEY, runs BLOB NOT NULL);
         """
 
-    /// Accepted actions' keys (`StoredKey`), filed by rev: a commit's keys
-    /// go at the end of their board's run, and pruning cuts a run's start
-    /// (one B-tree; a key is looked up only in memory, loaded at start).
+    /// Accepted actions' keys (`StoredKey`) in the order written: a rowid
+    /// table with no index, so a commit's keys go together at its end (a
+    /// table clustered by board put each board's on a page of its own: as
+    /// many pages to the WAL as boards in the commit). Rows are deleted by
+    /// rowid (`KeyQueues`); a key is looked up only in memory, loaded at start.
     static let keys = """
         CREATE TABLE keys(
-            board TEXT NOT NULL, rev INTEGER NOT NULL, key TEXT NOT NULL, fingerprint INTEGER NOT NULL, at INTEGER NOT NULL,
-            PRIMARY KEY(board, rev, key)) WITHOUT ROWID;
+            board TEXT NOT NULL, key TEXT NOT NULL, rev INTEGER NOT NULL, fingerprint INTEGER NOT NULL, at INTEGER NOT NULL);
+        """
+
+    /// Version 5 filed keys by (board, rev, key); now in the order written.
+    static let keysByRowid = """
+        CREATE TABLE keys_written(
+            board TEXT NOT NULL, key TEXT NOT NULL, rev INTEGER NOT NULL, fingerprint INTEGER NOT NULL, at INTEGER NOT NULL);
+        INSERT INTO keys_written(board, key, rev, fingerprint, at) SELECT board, key, rev, fingerprint, at FROM keys ORDER BY at, board, rev;
+        DROP TABLE keys;
+        ALTER TABLE keys_written RENAME TO keys;
         """
 
     /// `upgrades[v]` takes a store from version `v` to `v + 1`. Version 1 (the
@@ -52,7 +62,13 @@ enum SQLiteSchema {
         2: "UPDATE meta SET value = '3' WHERE key = 'schema';",
         // The log moves into runs (`runsFromRows`, after this).
         3: log + "UPDATE meta SET value = '4' WHERE key = 'schema';",
-        4: keys + "UPDATE meta SET value = '5' WHERE key = 'schema';",
+        4: """
+            CREATE TABLE keys(
+                board TEXT NOT NULL, rev INTEGER NOT NULL, key TEXT NOT NULL, fingerprint INTEGER NOT NULL, at INTEGER NOT NULL,
+                PRIMARY KEY(board, rev, key)) WITHOUT ROWID;
+            UPDATE meta SET value = '5' WHERE key = 'schema';
+            """,
+        5: keysByRowid + "UPDATE meta SET value = '6' WHERE key = 'schema';",
     ]
 
     /// Upgrade step 3's second half: every row of the old `changes` table

@@ -21,6 +21,8 @@ public final class SQLiteStore: BoardStore, @unchecked Sendable {
     /// committed for the history reader's thread.
     private var staging = LogStaging()
     private let staged = StagedLog()
+    /// Where each kept key's row is; nil until the table was first read.
+    private var keyRows: KeyQueues?
     /// Set when commits return before their sync (`syncApart`).
     private let walSync: SQLiteWALSync?
     /// This process's claim on the file, when it serves it.
@@ -208,7 +210,7 @@ public final class SQLiteStore: BoardStore, @unchecked Sendable {
             for name in batch.deletions {
                 sql.deleteBoard.reset(); try sql.deleteBoard.bind(1, name); try sql.deleteBoard.run()
                 sql.deleteChunks.reset(); try sql.deleteChunks.bind(1, name); try sql.deleteChunks.run()
-                sql.deleteKeys.reset(); try sql.deleteKeys.bind(1, name); try sql.deleteKeys.run()
+                try deleteKeys(of: name, sql)
             }
             try writeKeys(batch, sql)
             for b in batch.boards where plan.write.contains(b.name) {
@@ -240,44 +242,71 @@ public final class SQLiteStore: BoardStore, @unchecked Sendable {
             staged.apply(log.updates)
         } catch {
             try? db.execute("ROLLBACK")
+            // What the queues say of the rows is what this commit would have made: read again at the next use.
+            keyRows = nil
             throw error
         }
     }
 
     /// The batch's keys, the ones the hub forgot, and the keys of a board
     /// past both bounds (older than `keyKeepMs` and below its last
-    /// `historyLimit` revs), every 64 revs.
+    /// `historyLimit` revs), every 64 revs. Each delete goes by rowid.
     private func writeKeys(_ batch: CommitBatch, _ sql: SQLiteStatements) throws(StoreError) {
+        if keyRows == nil { _ = try readKeys(sql) }
         for k in batch.forgottenKeys {
-            sql.deleteKey.reset(); try sql.deleteKey.bind(1, k.board); try sql.deleteKey.bind(2, k.rev); try sql.deleteKey.bind(3, k.key); try sql.deleteKey.run()
+            if let rowid = keyRows!.forget(board: k.board, key: k.key) { try deleteKey(rowid, sql) }
         }
         var newest: [String: Int] = [:]
         for k in batch.keys {
             let s = sql.insertKey
             s.reset()
+            let at = k.at == 0 ? batch.now : k.at
             try s.bind(1, k.board); try s.bind(2, k.key); try s.bind(3, k.rev)
-            try s.bind(4, Int(k.fingerprint)); try s.bind(5, k.at == 0 ? batch.now : k.at)
+            try s.bind(4, Int(k.fingerprint)); try s.bind(5, at)
             try s.run()
-            // Pruned when a board's keys pass a multiple of 64 revs: a few dozen rows past the bound, not a DELETE per board per commit.
+            keyRows!.wrote(board: k.board, .init(rowid: Int(sqlite3_last_insert_rowid(db.handle)), key: k.key, rev: k.rev, at: at))
+            // Pruned when a board's keys pass a multiple of 64 revs, not on every commit.
             if k.rev > 0 && k.rev % 64 == 0 { newest[k.board] = max(newest[k.board] ?? 0, k.rev) }
         }
         for (board, rev) in newest {
-            let s = sql.pruneKeys
-            s.reset()
-            try s.bind(1, board); try s.bind(2, batch.now &- batch.keyKeepMs); try s.bind(3, rev - batch.historyLimit)
-            try s.run()
+            for rowid in keyRows!.prune(board: board, olderThan: batch.now &- batch.keyKeepMs, maxRev: rev - batch.historyLimit) {
+                try deleteKey(rowid, sql)
+            }
         }
     }
 
+    private func deleteKey(_ rowid: Int, _ sql: SQLiteStatements) throws(StoreError) {
+        let s = sql.deleteKey
+        s.reset()
+        try s.bind(1, rowid)
+        try s.run()
+    }
+
+    private func deleteKeys(of board: String, _ sql: SQLiteStatements) throws(StoreError) {
+        if keyRows == nil { _ = try readKeys(sql) }
+        for rowid in keyRows!.prune(board: board, olderThan: .max, maxRev: .max) { try deleteKey(rowid, sql) }
+        keyRows!.drop(board: board)
+    }
+
+    /// Every kept key, each board's in the order written (oldest first).
     public func loadKeys() throws(StoreError) -> [StoredKey] {
-        let s = try statements().selectKeys
+        try readKeys(try statements())
+    }
+
+    private func readKeys(_ sql: SQLiteStatements) throws(StoreError) -> [StoredKey] {
+        let s = sql.selectKeys
         s.reset()
         defer { s.reset() }
+        var rows = KeyQueues()
         var out: [StoredKey] = []
         while try s.step() {
-            out.append(StoredKey(board: s.text(0), key: s.text(1), rev: s.int(2), fingerprint: Int64(s.int(3)), at: s.int(4)))
+            let k = StoredKey(board: s.text(1), key: s.text(2), rev: s.int(3), fingerprint: Int64(s.int(4)), at: s.int(5))
+            rows.wrote(board: k.board, .init(rowid: s.int(0), key: k.key, rev: k.rev, at: k.at))
+            out.append(k)
         }
-        return out
+        keyRows = rows
+        // Stable: a board's keys stay in the order written.
+        return out.enumerated().sorted { ($0.element.board, $0.offset) < ($1.element.board, $1.offset) }.map(\.element)
     }
 
     /// Where a journal row is encoded: kept between commits, so it is not a fresh allocation each time.
@@ -358,7 +387,7 @@ public final class SQLiteStore: BoardStore, @unchecked Sendable {
 /// (a connection with live statements cannot close).
 final class SQLiteStatements {
     let upsertBoard, deleteBoard, deleteChunks, deleteChunk, chunksFrom, insertJournal, dropJournal: SQLiteStatement
-    let insertKey, deleteKey, deleteKeys, pruneKeys, selectKeys: SQLiteStatement
+    let insertKey, deleteKey, selectKeys: SQLiteStatement
     let chunks: SQLiteChunkWriter
     let selectBoards: SQLiteStatement
     let history: SQLiteHistoryStatements
@@ -382,11 +411,9 @@ final class SQLiteStatements {
         dropJournal = try db.prepare("DELETE FROM journal WHERE seq < ?1")
         selectBoards = try db.prepare("SELECT name, epoch, rev, state FROM boards ORDER BY name")
         // A key is written once; a repeat of a key is answered by the hub and never reaches the store.
-        insertKey = try db.prepare("INSERT OR IGNORE INTO keys(board, key, rev, fingerprint, at) VALUES(?1, ?2, ?3, ?4, ?5)")
-        deleteKey = try db.prepare("DELETE FROM keys WHERE board = ?1 AND rev = ?2 AND key = ?3")
-        deleteKeys = try db.prepare("DELETE FROM keys WHERE board = ?1")
-        pruneKeys = try db.prepare("DELETE FROM keys WHERE board = ?1 AND rev <= ?3 AND at < ?2")
-        selectKeys = try db.prepare("SELECT board, key, rev, fingerprint, at FROM keys ORDER BY board, rev")
+        insertKey = try db.prepare("INSERT INTO keys(board, key, rev, fingerprint, at) VALUES(?1, ?2, ?3, ?4, ?5)")
+        deleteKey = try db.prepare("DELETE FROM keys WHERE rowid = ?1")
+        selectKeys = try db.prepare("SELECT rowid, board, key, rev, fingerprint, at FROM keys ORDER BY rowid")
         history = try SQLiteHistoryStatements(db, staged: staged)
     }
 }

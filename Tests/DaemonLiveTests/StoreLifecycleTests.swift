@@ -62,7 +62,7 @@ import Testing
         db.close()
         let mark = d.logMark
         try d.restart()
-        #expect(d.log(after: mark).contains("upgraded the store \(d.dbPath) from schema 1 to 5"), "\(d.stderr)")
+        #expect(d.log(after: mark).contains("upgraded the store \(d.dbPath) from schema 1 to \(SQLiteSchema.version)"), "\(d.stderr)")
         let list = try d.http("GET", "/api/boards").json()["boards"]?.arrayValue ?? []
         #expect(list.map { "\($0["board"]?.stringValue ?? "") \($0["epoch"]?.stringValue ?? "") \($0.rev ?? -1)" }
                 == ["default 00000000000000aa 3", "ops 00000000000000bb 0"])

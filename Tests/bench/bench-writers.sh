@@ -21,6 +21,8 @@ source Tests/bench/bench-lib.sh
 [[ -n "${SKIP_BUILD:-}" ]] || build_release
 out="${OUT:-.build/bench-results/writers}"
 mkdir -p "$out"
+# One window per run: its medians are of its own runs only.
+rm -f "$out/results.jsonl" "$out/keybytes.jsonl"
 repeat="${REPEAT:-3}"
 duration="${DURATION:-10}"
 scenarios=("$@")
@@ -47,6 +49,15 @@ one() {
     kill -TERM "$pid"; wait "$pid" 2>/dev/null || true; pid=""
 }
 
+# key_bytes: the store's bytes per kept key (the keys table's pages over its
+# rows, SQLite's dbstat) in the database the last run left.
+key_bytes() {
+    command -v sqlite3 >/dev/null || { echo "key_bytes needs the sqlite3 command (apt-get install sqlite3)" >&2; exit 1; }
+    local line
+    line="$(sqlite3 -separator ' ' "$dir/db.sqlite" "SELECT (SELECT count(*) FROM keys), (SELECT sum(pgsize) FROM dbstat WHERE name = 'keys');")"
+    echo "{\"server\":\"current\",\"scenario\":\"key-bytes\",\"result\":{\"keys\":${line% *},\"bytes\":${line#* }}}" | tee -a "$out/keybytes.jsonl"
+}
+
 for i in $(seq "$repeat"); do
     for s in "${scenarios[@]}"; do
         case "$s" in
@@ -57,7 +68,8 @@ for i in $(seq "$repeat"); do
                  [[ -z "${PREVIOUS:-}" ]] || one "$PREVIOUS" previous shared --writers 50 --shared-board
                  one "$bin/foldsyncd" current shared --writers 50 --shared-board ;;
         keys)    one "$bin/foldsyncd" current keys-off --writers 50
-                 one "$bin/foldsyncd" current keys-on --writers 50 --keys ;;
+                 one "$bin/foldsyncd" current keys-on --writers 50 --keys
+                 key_bytes ;;
         readers) if [[ -n "${PREVIOUS:-}" ]]; then
                      one "$PREVIOUS" previous readers-off --writers 50
                      one "$PREVIOUS" previous readers-on --writers 50 --history-readers 64
@@ -86,4 +98,15 @@ for (scenario, server), rs in sorted(runs.items()):
         rp99 = statistics.median(x["history_readers"]["read_ms"]["p99"] for x in rs)
         reads = f", {n:.0f} history reads (p99 {rp99:.0f} ms)"
     print(f"{scenario:12} {server:9} runs {len(rs)}: {rate:9.0f} acks/s (runs {runlist}), ack p50 {p50:.2f} ms p99 {p99:.2f} ms{reads}, check {'ok' if ok else 'FAILED'}")
+medians = {k: statistics.median(x["acks_per_second"] for x in rs) for k, rs in runs.items()}
+if ("keys-on", "current") in medians and ("keys-off", "current") in medians:
+    print(f"keys-on / keys-off: {medians[('keys-on', 'current')] / medians[('keys-off', 'current')]:.2f}x")
 PY
+if [[ -s "$out/keybytes.jsonl" ]]; then
+    python3 - "$out/keybytes.jsonl" <<'PY'
+import json, statistics, sys
+rs = [json.loads(line)["result"] for line in open(sys.argv[1])]
+per = [r["bytes"] / r["keys"] for r in rs if r["keys"]]
+print(f"store bytes per kept key (SQLite keys table): median {statistics.median(per):.1f} over {len(per)} runs ({', '.join(str(r['keys']) for r in rs)} keys)")
+PY
+fi
