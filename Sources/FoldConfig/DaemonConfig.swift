@@ -37,22 +37,13 @@ public struct DaemonConfig: Sendable, Equatable {
     /// The store as logs and `systemctl status` show it: never a password.
     public var storeName: String { store.isEmpty ? db : StoreURI.redacted(store) }
     public var limits = Limits()
+    /// What is kept of each board's past.
+    public var retention = Retention()
+    /// What one client may hold and send.
+    public var clients = ClientLimits()
+    /// Who else may reach the daemon, and how.
+    public var web = WebAccess()
     public var logLevel: LogLevel = .info
-    /// Changes kept per board for resuming subscribers (also across restarts),
-    /// and at least this many in the history whatever their age.
-    public var historyPerBoard = 1_000
-    /// Days a change stays in the history (fractions allowed; 0: only the last `historyPerBoard`).
-    public var historyDays = 30.0
-    /// Hours an action's key is kept at least (and while its rev is among the last `historyPerBoard`).
-    public var actionKeyHours = 24
-    /// Keys kept per board at most: the bound on what clients' keys cost.
-    public var actionKeysPerBoard = 10_000
-    /// Frames a connection may have queued before it is resynchronised with a snapshot.
-    public var maxQueueFrames = 1_024
-    /// Bytes a connection may have queued before it is resynchronised with a snapshot.
-    public var maxQueueBytes = 8 * 1024 * 1024
-    /// Seconds a resynchronised connection may stay stalled before it is closed (1008).
-    public var slowClientSeconds = 10
     /// Milliseconds a commit waits on a store lock before it counts as failed.
     public var storeBusyMs = 2_000
     /// Directory of the dashboard's static files; empty = look in the usual places.
@@ -77,24 +68,6 @@ public struct DaemonConfig: Sendable, Equatable {
     public var jwtRefreshBefore = 60
     /// Allows listening beyond loopback without tokens.
     public var allowAnonymous = false
-    /// Origins (besides the daemon's own) whose pages may open WebSockets.
-    public var allowOrigins: [String] = []
-    /// Accepts `?token=` on the WebSocket URL (it ends up in logs and history).
-    public var allowQueryToken = false
-    /// Serves /metrics without a token.
-    public var metricsPublic = false
-    /// Seconds a WebSocket client has to present a token before it is closed (1008).
-    public var authTimeout = 10
-    public var maxConnections = 100_000
-    /// Per peer address; loopback peers are not counted (a local proxy is one address) ...
-    public var maxConnectionsPerIP = 1_000
-    /// ... unless this says so.
-    public var perIPCountsLoopback = false
-    /// Sustained messages per second per connection (a token bucket) ...
-    public var maxActionsPerSecond = 100
-    /// ... and how many may come at once.
-    public var actionBurst = 200
-    public var maxSubscriptions = 100
 
     public init(environment: [String: String] = [:]) {
         if let dir = environment["STATE_DIRECTORY"], !dir.isEmpty {

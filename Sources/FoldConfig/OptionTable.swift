@@ -30,23 +30,23 @@ public enum OptionTable {
         .int("max-message-bytes", "largest WebSocket message (over: close 1009)", live: true, 256...(64 << 20), \.maxMessageBytes),
         .int("max-body-bytes", "largest HTTP request body (over: 413)", live: true, 256...(256 << 20), \.maxBodyBytes),
         .int("coalesce-ms", "MS", "under a heavy stream, gather a client's messages at least this long between writes, longer when many streams are heavy (0: never)", live: false, 0...1000, \.coalesceMs),
-        .int("history-per-board", "changes kept per board for resume, and at least this many in the history", live: false, 1...1_000_000, \.historyPerBoard),
+        .int("history-per-board", "changes kept per board for resume, and at least this many in the history", live: false, 1...1_000_000, \.retention.historyPerBoard),
         .field("history-days", "DAYS", "days a change stays in the history (fractions allowed; 0: only the last history-per-board)",
-               live: true, \.historyDays, show: { $0 == $0.rounded() ? String(Int($0)) : String($0) }) { v in
+               live: true, \.retention.historyDays, show: { $0 == $0.rounded() ? String(Int($0)) : String($0) }) { v in
             guard let d = Double(v), d.isFinite, d >= 0, d <= 36_500 else { return .failure(Why("expects a number of days in 0...36500, got '\(v)'")) }
             return .success(d)
         },
-        .int("action-key-hours", "HOURS", "hours an action's key is kept at least, so a repeat is answered and not applied again (also while its rev is among the last history-per-board)", live: true, 1...8_760, \.actionKeyHours),
-        .int("action-keys-per-board", "keys of keyed actions kept per board at most (the oldest are forgotten first)", live: true, 16...1_000_000, \.actionKeysPerBoard),
+        .int("action-key-hours", "HOURS", "hours an action's key is kept at least, so a repeat is answered and not applied again (also while its rev is among the last history-per-board)", live: true, 1...8_760, \.retention.actionKeyHours),
+        .int("action-keys-per-board", "keys of keyed actions kept per board at most (the oldest are forgotten first)", live: true, 16...1_000_000, \.retention.actionKeysPerBoard),
         .int("max-boards", "boards in the store", live: true, 1...1_000_000, \.limits.maxBoards),
         .int("max-sections", "sections per board", live: true, 1...1_000_000, \.limits.maxSections),
         .int("max-items", "items per section", live: true, 0...10_000_000, \.limits.maxItems),
         .int("max-title-bytes", "UTF-8 bytes per section title", live: true, 1...(1 << 20), \.limits.maxTitleBytes),
         .int("max-item-bytes", "encoded bytes per item", live: true, 2...(16 << 20), \.limits.maxItemBytes),
         .int("max-board-bytes", "encoded bytes per board document", live: true, 64...(256 << 20), \.limits.maxBoardBytes),
-        .int("max-queue-frames", "messages queued per connection before a resync snapshot", live: true, 8...1_000_000, \.maxQueueFrames),
-        .int("max-queue-bytes", "bytes queued per connection before a resync snapshot", live: true, 4096...(1 << 30), \.maxQueueBytes),
-        .int("slow-client-timeout", "SECONDS", "stall after a resync before closing with 1008", live: true, 1...3600, \.slowClientSeconds),
+        .int("max-queue-frames", "messages queued per connection before a resync snapshot", live: true, 8...1_000_000, \.clients.maxQueueFrames),
+        .int("max-queue-bytes", "bytes queued per connection before a resync snapshot", live: true, 4096...(1 << 30), \.clients.maxQueueBytes),
+        .int("slow-client-timeout", "SECONDS", "stall after a resync before closing with 1008", live: true, 1...3600, \.clients.slowClientSeconds),
         .int("ping-interval", "SECONDS", "seconds without a word from a WebSocket peer before a PING; twice that in silence closes it (1008)", live: false, 1...3600, \.pingSeconds),
         .int("handshake-timeout", "SECONDS", "time a client has to finish its request or WebSocket handshake", live: false, 1...600, \.handshakeTimeout),
         .int("store-busy-timeout", "MS", "how long a commit waits for a store lock before failing", live: false, 1...600_000, \.storeBusyMs),
@@ -85,20 +85,20 @@ public enum OptionTable {
                      apply: { c, v in
                          for o in v.split(separator: ",").map(\.trimmingBlanks) where !o.isEmpty {
                              guard o.hasPrefix("http://") || o.hasPrefix("https://") else { return "expects an origin like https://host:port, got '\(o)'" }
-                             c.allowOrigins.append(o)
+                             c.web.allowOrigins.append(o)
                          }
                          return nil
                      },
-                     show: { $0.allowOrigins.joined(separator: ",") }, keep: { c, old in c.allowOrigins = old.allowOrigins }),
-        .bool("allow-query-token", "accept ?token= on the WebSocket URL (URLs end up in logs)", live: true, \.allowQueryToken),
-        .bool("metrics-public", "serve /metrics without a token", live: true, \.metricsPublic),
-        .int("auth-timeout", "SECONDS", "time a WebSocket client has to present a token", live: true, 1...3600, \.authTimeout),
-        .int("max-connections", "WebSocket connections in all (over: 503)", live: true, 1...10_000_000, \.maxConnections),
-        .int("max-connections-per-ip", "WebSocket connections per peer address, loopback not counted", live: true, 1...10_000_000, \.maxConnectionsPerIP),
-        .bool("per-ip-counts-loopback", "count loopback peers against max-connections-per-ip too", live: true, \.perIPCountsLoopback),
-        .int("max-actions-per-second", "messages per second per connection, sustained (over: rate_limited)", live: true, 1...1_000_000, \.maxActionsPerSecond),
-        .int("action-burst", "messages a connection may send at once", live: true, 1...10_000_000, \.actionBurst),
-        .int("max-subscriptions", "boards one connection may subscribe to", live: true, 1...1_000_000, \.maxSubscriptions),
+                     show: { $0.web.allowOrigins.joined(separator: ",") }, keep: { c, old in c.web.allowOrigins = old.web.allowOrigins }),
+        .bool("allow-query-token", "accept ?token= on the WebSocket URL (URLs end up in logs)", live: true, \.web.allowQueryToken),
+        .bool("metrics-public", "serve /metrics without a token", live: true, \.web.metricsPublic),
+        .int("auth-timeout", "SECONDS", "time a WebSocket client has to present a token", live: true, 1...3600, \.clients.authTimeout),
+        .int("max-connections", "WebSocket connections in all (over: 503)", live: true, 1...10_000_000, \.clients.maxConnections),
+        .int("max-connections-per-ip", "WebSocket connections per peer address, loopback not counted", live: true, 1...10_000_000, \.clients.maxConnectionsPerIP),
+        .bool("per-ip-counts-loopback", "count loopback peers against max-connections-per-ip too", live: true, \.clients.perIPCountsLoopback),
+        .int("max-actions-per-second", "messages per second per connection, sustained (over: rate_limited)", live: true, 1...1_000_000, \.clients.maxActionsPerSecond),
+        .int("action-burst", "messages a connection may send at once", live: true, 1...10_000_000, \.clients.actionBurst),
+        .int("max-subscriptions", "boards one connection may subscribe to", live: true, 1...1_000_000, \.clients.maxSubscriptions),
         .string("tls-cert", "PATH", "PEM certificate: with tls-key, serve https:// and wss:// (SIGHUP re-reads the file)", live: false, \.tlsCert),
         .string("tls-key", "PATH", "PEM private key for tls-cert", live: false, \.tlsKey),
     ]

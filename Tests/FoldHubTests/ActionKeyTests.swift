@@ -100,7 +100,7 @@ import Testing
     }
 
     @Test func keysPastTheBoundAreForgottenInTheStoreToo() {
-        let h = HubHarness { $0.actionKeysPerBoard = 16 }
+        let h = HubHarness { $0.retention.actionKeysPerBoard = 16 }
         h.autoCommit = true
         h.open(1)
         for i in 1...20 { h.act(1, .toggle, #""section":"s1","key":"k\#(i)""#) }

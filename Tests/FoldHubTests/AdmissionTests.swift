@@ -6,7 +6,7 @@ import Testing
 /// Upgrades are refused by origin and by the connection caps, before any session exists.
 @Suite struct AdmissionTests {
     @Test func foreignOriginsAreRefusedTheDaemonsOwnIsNot() {
-        let h = HubHarness { $0.allowOrigins = ["https://ok.example"] }
+        let h = HubHarness { $0.web.allowOrigins = ["https://ok.example"] }
         #expect(h.hub.admit(headers: ["origin": "https://evil.example", "host": "d:1"], peer: "10.0.0.1")?.status == 403)
         #expect(h.hub.admit(headers: ["origin": "http://d:1", "host": "d:1"], peer: "10.0.0.1") == nil)
         #expect(h.hub.admit(headers: ["origin": "https://ok.example"], peer: "10.0.0.1") == nil)
@@ -14,7 +14,7 @@ import Testing
     }
 
     @Test func perAddressCapCountsNonLoopbackPeersOnly() {
-        let h = HubHarness { $0.maxConnectionsPerIP = 2 }
+        let h = HubHarness { $0.clients.maxConnectionsPerIP = 2 }
         h.open(1, peer: "10.0.0.1")
         h.open(2, peer: "10.0.0.1")
         #expect(h.hub.admit(headers: [:], peer: "10.0.0.1")?.status == 503)
@@ -27,13 +27,13 @@ import Testing
     }
 
     @Test func theTotalCap() {
-        let h = HubHarness { $0.maxConnections = 1 }
+        let h = HubHarness { $0.clients.maxConnections = 1 }
         h.open(1)
         #expect(h.hub.admit(headers: [:], peer: "10.0.0.9")?.status == 503)
     }
 
     @Test func refusalsCarryTheHTTPAPIsErrorBody() throws {
-        let h = HubHarness { $0.maxConnections = 1 }
+        let h = HubHarness { $0.clients.maxConnections = 1 }
         h.open(1)
         let full = try #require(h.hub.admit(headers: [:], peer: "10.0.0.9"))
         #expect(try JSONParser.parse(full.body)["code"]?.stringValue == "unavailable")

@@ -12,7 +12,7 @@ import Testing
         HubHarness { c in
             let hex = OpenSSLDigest().hex(Array(Self.secret.utf8))
             c.access.tokens = [try! AccessToken.parse("folder read,fold \(hex)").get()]
-            c.authTimeout = 10
+            c.clients.authTimeout = 10
         }
     }
 

@@ -56,7 +56,7 @@ import Testing
         h.feed(.overflowed(id: 60, bytes: 100))
         let e = Self.events(h, 60)
         #expect(e.count == 1 && e[0].type == "snapshot")
-        h.advance(seconds: Double(h.hub.settings.slowClientSeconds) + 1)
+        h.advance(seconds: Double(h.hub.settings.clients.slowClientSeconds) + 1)
         #expect(h.endedStreams.contains(60))
     }
 

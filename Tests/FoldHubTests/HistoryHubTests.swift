@@ -12,7 +12,7 @@ import Testing
     }
 
     @Test func eachCommittedChangeCarriesItsRecordAndTheBatchItsRetention() throws {
-        let h = HubHarness { $0.historyDays = 2 }
+        let h = HubHarness { $0.retention.historyDays = 2 }
         post(h, 1, #"{"type":"toggle","section":"s1"}"#)
         let batch = try #require(h.commits.first)
         #expect(batch.keepMs == 2 * 86_400_000)

@@ -39,7 +39,7 @@ final class HubHarness {
         settings.storeName = "./foldsync.db"
         configure(&settings)
         hub = Hub(settings: settings, logger: .silent, digest: OpenSSLDigest(),
-                  boards: [BoardState(name: "default", epoch: "e0", rev: 0, board: .initial, changes: [], history: settings.historyPerBoard)],
+                  boards: [BoardState(name: "default", epoch: "e0", rev: 0, board: .initial, changes: [], history: settings.retention.historyPerBoard)],
                   watchdogEvery: watchdogEvery, statusEvery: statusEvery, random: SplitMix64(seed: seed))
     }
 

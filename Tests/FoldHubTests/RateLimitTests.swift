@@ -6,7 +6,7 @@ import Testing
 /// `max-actions-per-second`.
 @Suite struct RateLimitTests {
     @Test func pastTheBurstMessagesAreRefusedUntilTheBucketRefills() {
-        let h = HubHarness { $0.actionBurst = 3; $0.maxActionsPerSecond = 2 }
+        let h = HubHarness { $0.clients.actionBurst = 3; $0.clients.maxActionsPerSecond = 2 }
         h.open(1)
         for _ in 0..<4 { h.subscribe(1) }
         #expect(h.read(1).map { $0.code ?? $0.type! } == ["snapshot", "snapshot", "snapshot", "rate_limited"])
@@ -18,7 +18,7 @@ import Testing
     }
 
     @Test func eachConnectionHasItsOwnBucket() {
-        let h = HubHarness { $0.actionBurst = 1; $0.maxActionsPerSecond = 1 }
+        let h = HubHarness { $0.clients.actionBurst = 1; $0.clients.maxActionsPerSecond = 1 }
         h.open(1)
         h.open(2)
         h.subscribe(1)
@@ -29,7 +29,7 @@ import Testing
     }
 
     @Test func theRefusalNamesTheActionItRefuses() {
-        let h = HubHarness { $0.actionBurst = 1; $0.maxActionsPerSecond = 1 }
+        let h = HubHarness { $0.clients.actionBurst = 1; $0.clients.maxActionsPerSecond = 1 }
         h.open(1)
         h.subscribe(1)
         h.act(1, .toggle, #""section":"s0""#, tag: "t9")

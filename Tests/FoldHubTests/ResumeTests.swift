@@ -7,7 +7,7 @@ import Testing
 @Suite struct ResumeTests {
     /// Three committed toggles on the default board.
     func harness(history: Int = 1_000) -> HubHarness {
-        let h = HubHarness { $0.historyPerBoard = history }
+        let h = HubHarness { $0.retention.historyPerBoard = history }
         h.autoCommit = true
         h.open(1)
         for _ in 0..<3 { h.act(1, .toggle, #""section":"s1""#) }

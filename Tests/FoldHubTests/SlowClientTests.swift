@@ -7,7 +7,7 @@ import Testing
 /// read, it is closed after the slow-client timeout.
 @Suite struct SlowClientTests {
     func harness() -> HubHarness {
-        let h = HubHarness { $0.maxQueueFrames = 8; $0.slowClientSeconds = 10 }
+        let h = HubHarness { $0.clients.maxQueueFrames = 8; $0.clients.slowClientSeconds = 10 }
         h.autoCommit = true
         h.open(1)  // the writer
         h.open(2)  // the slow reader

@@ -18,7 +18,7 @@ extension DaemonConfig {
         t.handshakeTimeout = handshakeTimeout
         t.tlsCert = tlsCert
         t.tlsKey = tlsKey
-        t.corsOrigins = allowOrigins
+        t.corsOrigins = web.allowOrigins
         return t
     }
 
@@ -31,25 +31,11 @@ extension DaemonConfig {
         h.logLevel = logLevel
         h.storeName = storeName
         h.storeIsShared = storeIsShared
-        h.historyPerBoard = historyPerBoard
-        h.historyDays = historyDays
-        h.actionKeyHours = actionKeyHours
-        h.actionKeysPerBoard = actionKeysPerBoard
-        h.maxQueueFrames = maxQueueFrames
-        h.maxQueueBytes = maxQueueBytes
-        h.slowClientSeconds = slowClientSeconds
+        h.retention = retention
+        h.clients = clients
+        h.web = web
         h.shutdownTimeout = shutdownTimeout
         h.tls = tls
-        h.allowOrigins = allowOrigins
-        h.allowQueryToken = allowQueryToken
-        h.metricsPublic = metricsPublic
-        h.authTimeout = authTimeout
-        h.maxConnections = maxConnections
-        h.maxConnectionsPerIP = maxConnectionsPerIP
-        h.perIPCountsLoopback = perIPCountsLoopback
-        h.maxActionsPerSecond = maxActionsPerSecond
-        h.actionBurst = actionBurst
-        h.maxSubscriptions = maxSubscriptions
         h.streamHeartbeat = Double(streamHeartbeat)
         return h
     }

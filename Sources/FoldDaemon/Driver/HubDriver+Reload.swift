@@ -16,7 +16,7 @@ extension HubDriver {
         var changed = plan.changed
         server.config.maxMessageBytes = plan.applied.maxMessageBytes
         server.config.maxBodyBytes = plan.applied.maxBodyBytes
-        server.config.corsOrigins = plan.applied.allowOrigins
+        server.config.corsOrigins = plan.applied.web.allowOrigins
         if plan.previous.webRoot != plan.applied.webRoot { web = StaticFiles(root: plan.applied.webRoot, logger: logger) }
         do {
             try server.reloadCertificates()

@@ -79,11 +79,11 @@ public enum Daemon {
             logger.info("upgraded the store \(config.storeName) from schema \(from) to \(to)")
         }
         do {
-            var boards = try LoadedBoard.loadAll(from: store, history: config.historyPerBoard, logger: logger)
+            var boards = try LoadedBoard.loadAll(from: store, history: config.retention.historyPerBoard, logger: logger)
             if boards.isEmpty {
                 if try createDefault(in: store) { logger.info("empty store: created the 'default' board") }
                 // Another daemon on the same database may have created it first: read back what won.
-                boards = try LoadedBoard.loadAll(from: store, history: config.historyPerBoard, logger: logger)
+                boards = try LoadedBoard.loadAll(from: store, history: config.retention.historyPerBoard, logger: logger)
             }
             loaded = boards
         } catch {
@@ -112,7 +112,7 @@ public enum Daemon {
                 finished.signal()
                 return
             }
-            let hub = Hub(settings: config.hub(jwt: jwt), logger: logger, digest: OpenSSLDigest(), boards: loaded.map { $0.state(history: config.historyPerBoard, keysPerBoard: config.actionKeysPerBoard) },
+            let hub = Hub(settings: config.hub(jwt: jwt), logger: logger, digest: OpenSSLDigest(), boards: loaded.map { $0.state(history: config.retention.historyPerBoard, keysPerBoard: config.retention.actionKeysPerBoard) },
                           watchdogEvery: notifier.watchdogIntervalUs.map { Double($0) / 1e6 },
                           statusEvery: notifier.socketPath == nil ? nil : 5)
             let driver = HubDriver(hub: hub, config: config, server: server, notifier: notifier)

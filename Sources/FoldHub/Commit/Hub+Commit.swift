@@ -28,8 +28,8 @@ extension Hub {
     /// write, and (on a shared store) the positions to confirm. Called while
     /// the pipeline is being changed: it reads nothing of the pipeline.
     private func batch(_ id: UInt64, _ entries: [PendingEntry]) -> SealedBatch {
-        var sealed = SealedBatch(id: id, historyLimit: settings.historyPerBoard, keepMs: settings.historyKeepMs)
-        sealed.keyKeepMs = settings.actionKeyHours * 3_600_000
+        var sealed = SealedBatch(id: id, historyLimit: settings.retention.historyPerBoard, keepMs: settings.retention.historyKeepMs)
+        sealed.keyKeepMs = settings.retention.actionKeyHours * 3_600_000
         sealed.forgottenKeys = forgottenKeys
         var touched: [String] = []
         var seen: Set<String> = []
@@ -155,7 +155,7 @@ extension Hub {
             }
         }
         if let key = e.key, let b = boards[e.board] {
-            let forgotten = b.keys.remember(key, .init(rev: e.void ? -1 : e.rev, fingerprint: e.fingerprint), cap: settings.actionKeysPerBoard)
+            let forgotten = b.keys.remember(key, .init(rev: e.void ? -1 : e.rev, fingerprint: e.fingerprint), cap: settings.retention.actionKeysPerBoard)
             forgottenKeys += forgotten.map { KeyName(board: e.board, key: $0.key, rev: $0.rev) }
         }
         if let refusal = e.refusal { return answer(e.reply, error: refusal) }

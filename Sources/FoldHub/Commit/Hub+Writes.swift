@@ -117,7 +117,7 @@ extension Hub {
             b.headRev = 0
         } else {
             let b = BoardState(name: name, epoch: epoch, rev: 0, board: nil, head: state)
-            b.history.capacity = settings.historyPerBoard
+            b.history.capacity = settings.retention.historyPerBoard
             boards[name] = b
         }
         enqueue(PendingEntry(mutation: .create(board: name, epoch: epoch, state: state), reply: reply, board: name, rev: 0))

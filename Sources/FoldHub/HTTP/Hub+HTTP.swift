@@ -24,7 +24,7 @@ extension Hub {
             let ok = pipeline.fault == nil && !stopping
             respond(.json(HTTPBody.ready(ok), status: ok ? 200 : 503))
         case ("GET", "metrics"):
-            if !settings.metricsPublic, let denial = httpDenial(r, [], board: nil) { return respond(denial) }
+            if !settings.web.metricsPublic, let denial = httpDenial(r, [], board: nil) { return respond(denial) }
             emit(.serveMetrics(exchange: r.id))
         case ("GET", "api/boards"):
             let who: Identity?

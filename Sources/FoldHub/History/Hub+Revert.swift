@@ -31,7 +31,7 @@ extension Hub {
         if answeredByKey(request, reply: reply) { return }
         func refuse(_ code: ErrorCode, _ message: String) { answerJudged(reply, error: WireError(code, message, id: request.id, board: name), on: name) }
         guard let entry = read.first, entry.rev == rev else {
-            return refuse(.notFound, "change \(rev) is no longer in the history of '\(name)' (history-days \(settings.historyDaysText), history-per-board \(settings.historyPerBoard))")
+            return refuse(.notFound, "change \(rev) is no longer in the history of '\(name)' (history-days \(settings.retention.historyDaysText), history-per-board \(settings.retention.historyPerBoard))")
         }
         guard let record = entry.record, let inverse = FieldUndo.inverse(stored: record.inverse, forward: entry.ops) else {
             return refuse(.invalid, "change \(rev) was stored without its undo (before history was kept); it cannot be reverted")

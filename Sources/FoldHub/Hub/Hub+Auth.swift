@@ -20,7 +20,7 @@ extension Hub {
                 if t.hasPrefix("token."), t.count > 6 { return String(t.dropFirst(6)) }
             }
         }
-        if settings.allowQueryToken, let q = headers["query"] {
+        if settings.web.allowQueryToken, let q = headers["query"] {
             for pair in q.split(separator: "&") where pair.hasPrefix("token=") { return String(pair.dropFirst(6)) }
         }
         return nil
@@ -63,7 +63,7 @@ extension Hub {
         } else if let secret = upgradeToken(headers), case .proved(let identity, let left) = prove(secret) {
             grant(identity, secondsLeft: left, to: s)
         } else {
-            arm(.auth(s.id), at: now.adding(seconds: Double(settings.authTimeout)))
+            arm(.auth(s.id), at: now.adding(seconds: Double(settings.clients.authTimeout)))
         }
     }
 
@@ -128,7 +128,7 @@ extension Hub {
     func authExpired(_ id: UInt64) {
         guard sessions[id] != nil else { return }
         metrics.authTimeouts += 1
-        emit(.close(id: id, code: .policyViolation, reason: "no valid token within \(settings.authTimeout)s", cause: .authTimeout, flush: true, deadlineSeconds: 2))
+        emit(.close(id: id, code: .policyViolation, reason: "no valid token within \(settings.clients.authTimeout)s", cause: .authTimeout, flush: true, deadlineSeconds: 2))
     }
 
     /// `jwt-refresh-before` seconds before the token's `exp`: ask for a new one.

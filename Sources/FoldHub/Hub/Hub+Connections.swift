@@ -33,13 +33,13 @@ extension Hub {
 
     /// `max-connections` and `max-connections-per-ip`, for WebSockets and event streams alike.
     func connectionLimitRefusal(peer: String) -> HubResponse? {
-        if sessions.count >= settings.maxConnections {
+        if sessions.count >= settings.clients.maxConnections {
             metrics.upgradesRefused["max-connections", default: 0] += 1
-            return .refusal(status: 503, code: "unavailable", "the daemon holds its maximum of \(settings.maxConnections) connections")
+            return .refusal(status: 503, code: "unavailable", "the daemon holds its maximum of \(settings.clients.maxConnections) connections")
         }
-        if countsPerIP(peer), connectionsPerIP[peer, default: 0] >= settings.maxConnectionsPerIP {
+        if countsPerIP(peer), connectionsPerIP[peer, default: 0] >= settings.clients.maxConnectionsPerIP {
             metrics.upgradesRefused["max-connections-per-ip", default: 0] += 1
-            return .refusal(status: 503, code: "unavailable", "this address holds its maximum of \(settings.maxConnectionsPerIP) connections")
+            return .refusal(status: 503, code: "unavailable", "this address holds its maximum of \(settings.clients.maxConnectionsPerIP) connections")
         }
         return nil
     }
@@ -47,17 +47,17 @@ extension Hub {
     /// Loopback peers are one address for every local client (a proxy, the
     /// benchmark), so they are not counted unless configured.
     func countsPerIP(_ peer: String) -> Bool {
-        settings.perIPCountsLoopback || !Loopback.contains(peer)
+        settings.clients.perIPCountsLoopback || !Loopback.contains(peer)
     }
 
     /// The daemon's own origin (the page it served), or one configured.
     func originAllowed(_ origin: String, host: String?) -> Bool {
         if let host, origin == (settings.tls ? "https://" : "http://") + host { return true }
-        return settings.allowOrigins.contains(origin)
+        return settings.web.allowOrigins.contains(origin)
     }
 
     func opened(_ id: UInt64, peer: String, headers: [String: String], batching: Bool) {
-        let s = Session(id: id, peer: peer, burst: settings.actionBurst, now: now)
+        let s = Session(id: id, peer: peer, burst: settings.clients.actionBurst, now: now)
         sessions[id] = s
         if countsPerIP(peer) {
             s.countedPerIP = true
@@ -86,7 +86,7 @@ extension Hub {
     func takeToken(_ s: Session) -> Bool {
         let elapsed = Double(now &- s.bucketUpdated) / 1e9
         s.bucketUpdated = now
-        s.bucket = min(Double(settings.actionBurst), s.bucket + elapsed * Double(settings.maxActionsPerSecond))
+        s.bucket = min(Double(settings.clients.actionBurst), s.bucket + elapsed * Double(settings.clients.maxActionsPerSecond))
         guard s.bucket >= 1 else { return false }
         s.bucket -= 1
         return true

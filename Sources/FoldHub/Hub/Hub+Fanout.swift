@@ -23,7 +23,7 @@ extension Hub {
         emit(.resync(id: id, frames: snaps))
         // The stall clock starts at the first resync and stops when the queue drains.
         if !deadlines.contains(.stall(id)) {
-            arm(.stall(id), at: now.adding(seconds: Double(settings.slowClientSeconds)))
+            arm(.stall(id), at: now.adding(seconds: Double(settings.clients.slowClientSeconds)))
         }
     }
 
@@ -31,7 +31,7 @@ extension Hub {
     func stallExpired(_ id: UInt64) {
         guard let s = sessions[id] else { return }
         metrics.slowClosed += 1
-        logger.info("closing \(s.name): it has not read for \(settings.slowClientSeconds)s")
+        logger.info("closing \(s.name): it has not read for \(settings.clients.slowClientSeconds)s")
         emit(.close(id: id, code: .policyViolation, reason: "not reading; resync failed", cause: .slowClient, flush: false, deadlineSeconds: 2))
     }
 }

@@ -11,7 +11,7 @@ extension Hub {
             // has them, so a client can match it to what it sent (a parse
             // bounded by max-message-bytes, like any message's).
             let o = (try? JSONParser.parse(bytes, maxDepth: settings.limits.maxJSONDepth))?.objectValue
-            refuse(s, WireError(.rateLimited, "over \(settings.maxActionsPerSecond) messages per second",
+            refuse(s, WireError(.rateLimited, "over \(settings.clients.maxActionsPerSecond) messages per second",
                                 id: o?["id"]?.stringValue, board: o?["board"]?.stringValue.flatMap { Names.isValid($0) ? $0 : nil }))
             return
         }
@@ -68,9 +68,9 @@ extension Hub {
             return
         }
         if !subscriptions.contains(s.id, name) {
-            guard subscriptions.boards(of: s.id).count < settings.maxSubscriptions else {
+            guard subscriptions.boards(of: s.id).count < settings.clients.maxSubscriptions else {
                 metrics.limitHits["max-subscriptions", default: 0] += 1
-                refuse(s, WireError(.invalid, "at most \(settings.maxSubscriptions) subscriptions per connection", board: name))
+                refuse(s, WireError(.invalid, "at most \(settings.clients.maxSubscriptions) subscriptions per connection", board: name))
                 return
             }
             subscriptions.insert(s.id, name)

@@ -50,7 +50,7 @@ extension Hub {
             let message = ServerMessage.patch(board: name, epoch: epoch, rev: c.rev, ops: c.ops, by: nil)
             b.history.append(message)
             for k in c.keys {
-                forgottenKeys += b.keys.remember(k.key, .init(rev: k.rev, fingerprint: k.fingerprint), cap: settings.actionKeysPerBoard)
+                forgottenKeys += b.keys.remember(k.key, .init(rev: k.rev, fingerprint: k.fingerprint), cap: settings.retention.actionKeysPerBoard)
                     .map { KeyName(board: name, key: $0.key, rev: $0.rev) }
             }
             metrics.changesApplied += 1
@@ -70,7 +70,7 @@ extension Hub {
             b.history.removeAll()
         } else {
             let b = BoardState(name: name, epoch: epoch, rev: rev, board: state, head: state)
-            b.history.capacity = settings.historyPerBoard
+            b.history.capacity = settings.retention.historyPerBoard
             boards[name] = b
         }
         metrics.changesApplied += 1

@@ -28,7 +28,7 @@ extension Hub {
                 since = EventStream.parsePosition(String(pair.dropFirst(6)).removingPercentColons)
             }
         }
-        let s = Session(id: r.id, peer: r.peer, burst: settings.actionBurst, now: now)
+        let s = Session(id: r.id, peer: r.peer, burst: settings.clients.actionBurst, now: now)
         s.stream = name
         sessions[s.id] = s
         streams.insert(s.id)

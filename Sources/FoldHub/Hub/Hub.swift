@@ -134,7 +134,7 @@ public final class Hub {
     }
 
     /// How much a connection's queue may hold before fan-out resynchronises it.
-    public var queueBound: QueueBound { QueueBound(frames: settings.maxQueueFrames, bytes: settings.maxQueueBytes) }
+    public var queueBound: QueueBound { QueueBound(frames: settings.clients.maxQueueFrames, bytes: settings.clients.maxQueueBytes) }
 
     /// A fresh epoch: 16 hex digits (outside a hub: start-up, a restored backup).
     public static func newEpoch() -> String {
