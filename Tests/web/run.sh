@@ -3,9 +3,8 @@
 # Builds nothing: expects .build/debug/foldsyncd, or $FOLDSYNCD (and
 # .build/debug/foldsync, or $FOLDSYNC_CLIENT, for the `watch` test). Needs
 # Debian's chromium, chromium-driver, fonts-wqy-microhei and python3-venv;
-# pip installs selenium into
-# .build/web-venv. Exit status non-zero on any failure; the daemon is always
-# stopped.
+# pip installs selenium into .build/web-venv. Exit status non-zero on any
+# failure; the daemon is always stopped.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ROOT=$PWD
