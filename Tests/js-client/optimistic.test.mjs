@@ -4,7 +4,8 @@
 // is called, never shows it applied twice while its patch and ack come in,
 // equals `board.confirmed` once answered, and takes a refused action back
 // out with a `local` change that says so. On both transports
-// (`ID [transport]`): the stream's patches carry no `by`.
+// (`ID [transport]`): the stream's patches carry no `by`. Offline, an
+// action is shown too, and a cancel rolls it back.
 
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -152,4 +153,37 @@ matrix('optimistic_refused_action_is_rolled_back', async (transport) => {
   assert.equal(board.pending.length, 0);
   assert.equal(board.state, board.confirmed, 'rolled back: the confirmed board shown');
   await assertMirror(d, board);
+});
+
+// Offline, an action is kept by the outbox and shown all the same; cancelled
+// before it could be sent, it is rolled back with the outbox's `expired`.
+test('optimistic_offline_action_shown_then_cancelled', async () => {
+  const d = await daemon();
+  const name = 'offline';
+  await d.put(name, boardDoc(['s0', 's1']));
+  const relay = await Relay.start(d.port);
+  cleanups.push(() => relay.close());
+  const client = connect(relay.url, { transport: 'websocket', random: () => 0 });
+  cleanups.push(() => client.close());
+  const rec = new Recorder(client);
+  const board = rec.watch(await client.subscribe(name));
+  await relay.pause();
+  await waitFor(() => client.state !== 'connected', 5000, 'the client to see the cut');
+
+  const ctl = new AbortController();
+  const outcome = board.expand('s0', { signal: ctl.signal }).then(() => null, (e) => e);
+  assert.equal(expanded(board.state, 's0'), true, 'shown while offline');
+  assert.equal(expanded(board.confirmed, 's0'), false);
+  ctl.abort();
+  const error = await outcome;
+  assert.equal(error?.code, 'expired');
+  const back = rec.locals.find((c) => c.rolledBack);
+  assert.ok(back, 'the rollback told');
+  assert.equal(back.rolledBack.error, error);
+  assert.equal(expanded(back.state, 's0'), false);
+  assert.equal(board.state, board.confirmed);
+  await relay.resume();
+  await waitFor(() => client.state === 'connected', 15000, 'the client back');
+  await assertMirror(d, board);
+  assert.equal(expanded(board.confirmed, 's0'), false, 'never sent, never applied');
 });
