@@ -292,6 +292,14 @@ def wait(d, cond, timeout=5, msg=""):
         raise TimeoutException(f"{msg or 'condition not met'}; the page: {page_state(d)}") from e
 
 
+def wait_answered(d, timeout=5):
+    """Waits until the daemon has answered every action the page sent. The
+    page shows an action at once (optimistic state), so what a click did to
+    the page says nothing yet of the daemon's board."""
+    wait(d, lambda d: d.execute_script("return window.foldsync.page.optimistic.size") == 0, timeout,
+         "the daemon never answered the page's actions")
+
+
 def page_state(d):
     """What a page showed at a failure, for the test's message."""
     try:
