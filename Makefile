@@ -18,7 +18,7 @@ PACKAGE_TOOLS = debhelper dpkg-dev lintian debootstrap binutils curl python3 uti
 LISTEN ?= 127.0.0.1:7681
 DB ?= ./foldsync.db
 
-.PHONY: unit js-client-test python-client-test jwt-venv deps test-deps package-deps build release static deb package-test run test fuzz sanitize-core bench-core web-test web-unit strict-client-test bench-smoke cluster-viewers-test clean install uninstall
+.PHONY: unit js-client-test python-client-test jwt-venv deps test-deps package-deps build release static deb package-test run test fuzz sanitize-core bench-core bench-fold-latency web-test web-unit strict-client-test bench-smoke cluster-viewers-test clean install uninstall
 
 # Installs the C libraries (Debian packages) when any is missing.
 deps:
@@ -113,6 +113,12 @@ fuzz:
 # What one fold costs the core (figures only, never part of `make test`).
 bench-core:
 	Tests/bench/core/run.sh
+
+# Figures, not a test: board.toggle() to the section open in board.confirmed
+# (the round trip) and in board.state (optimistic), the JavaScript library
+# through a relay adding 0 and 200 ms each way (FOLDSYNCD picks the daemon).
+bench-fold-latency:
+	FOLDSYNCD=$${FOLDSYNCD:-.build/debug/foldsyncd} node $$(node -e 'process.exit(typeof WebSocket === "function" ? 0 : 1)' || echo --experimental-websocket) Tests/bench/bench-fold-latency.mjs
 
 # Viewers that vanish at scale: 3 daemons on one PostgreSQL, 19,000
 # quiet viewers each from three foldsync-bench processes, then changes: no

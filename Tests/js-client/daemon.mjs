@@ -151,7 +151,7 @@ export async function assertMirror(d, board, token) {
   const got = await d.board(board.name, token);
   await waitFor(() => board.rev >= got.rev, 5000, () => `the mirror of '${board.name}' to reach rev ${got.rev} (at ${board.rev})`);
   const now = await d.board(board.name, token);
-  assert.deepStrictEqual({ rev: board.rev, epoch: board.epoch, state: board.state }, { rev: now.rev, epoch: now.epoch, state: now.state },
+  assert.deepStrictEqual({ rev: board.rev, epoch: board.epoch, state: board.confirmed }, { rev: now.rev, epoch: now.epoch, state: now.state },
     `the mirror of '${board.name}' equals GET`);
 }
 

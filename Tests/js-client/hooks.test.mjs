@@ -48,7 +48,7 @@ test('reconnect hook: false waits for reconnect(), which resumes', async () => {
   await rec.state('connected', 5000, i);
   const got = await d.board('default');
   await waitFor(() => board.rev === got.rev, 5000, `the resume to reach rev ${got.rev}`);
-  assert.deepStrictEqual(board.state, got.state);
+  assert.deepStrictEqual(board.confirmed, got.state);
   // reconnect() on a live connection drops it and comes back at once.
   const from = rec.states.length;
   client.reconnect();

@@ -65,7 +65,7 @@ matrix('subscribe_mirror_equals_get', async (transport) => {
   assert.equal(client.state, 'connected');
   assert.deepEqual(rec.names(), ['connecting', 'connected']);
   const got = await d.board(name);
-  assert.deepStrictEqual({ rev: b.rev, epoch: b.epoch, state: b.state }, { rev: got.rev, epoch: got.epoch, state: got.state });
+  assert.deepStrictEqual({ rev: b.rev, epoch: b.epoch, state: b.confirmed }, { rev: got.rev, epoch: got.epoch, state: got.state });
   assert.equal(await client.subscribe(name), b, 'the same board for the same name');
   if (transport === 'websocket') assert.equal(typeof client.session, 'string');
   else assert.equal(client.session, null, 'a stream has no session');
@@ -251,7 +251,8 @@ matrix('random actions from three clients at once: every mirror equals GET', asy
       await waitFor(() => b.rev >= final.rev, 10000, () => `client ${i} to reach rev ${final.rev} (at ${b.rev})`);
       assert.equal(b.rev, final.rev, `client ${i}: rev`);
       assert.equal(b.epoch, final.epoch, `client ${i}: epoch`);
-      assert.deepStrictEqual(b.state, final.state, `client ${i}: mirror`);
+      assert.deepStrictEqual(b.confirmed, final.state, `client ${i}: mirror`);
+      assert.equal(b.state, b.confirmed, `client ${i}: nothing pending, the confirmed board shown`);
       assertConsecutive(clients[i].rec, 0, starts[i] + 1, final.rev, `client ${i}`);
       assert.ok(clients[i].rec.changes.every((c) => c.resynced === false), `client ${i}: no resync`);
       assert.deepEqual(clients[i].rec.names(), ['connecting', 'connected'], `client ${i}: one connection throughout`);

@@ -6,7 +6,8 @@ import { waitFor } from './daemon.mjs';
 export class Recorder {
   constructor(client) {
     this.states = [];
-    this.changes = [];
+    this.changes = [];   // the daemon's changes (patches, resyncs)
+    this.locals = [];    // the optimistic state's own: an action shown, or rolled back
     this.presence = [];
     this.errors = [];
     this.authenticated = [];
@@ -16,7 +17,7 @@ export class Recorder {
   }
 
   watch(board) {
-    board.on('change', (c) => this.changes.push({ board: board.name, ...c }));
+    board.on('change', (c) => (c.local ? this.locals : this.changes).push({ board: board.name, ...c }));
     board.on('presence', (p) => this.presence.push({ board: board.name, ...p }));
     return board;
   }

@@ -18,6 +18,10 @@
 // Every such message is logged in `keyed` ({ via, type, key, action, path, what }).
 // With `holdAfterCut` set, a cut also pauses the relay (the client stays
 // away until resume()).
+//
+// `delayMs` adds that much latency each way: every chunk is forwarded that
+// long after it came, in the order it came (the optimistic state's tests
+// and Tests/bench/bench-fold-latency.mjs: an action's answer a round trip away).
 
 import { createServer, connect } from 'node:net';
 
@@ -37,10 +41,12 @@ export class Relay {
     this.keyed = [];        // every keyed client message seen, with what was done with it
     this.cuts = 0;
     this.holdAfterCut = false;
+    this.delayMs = 0;
   }
 
-  static async start(targetPort) {
+  static async start(targetPort, { delayMs = 0 } = {}) {
     const r = new Relay(targetPort);
+    r.delayMs = delayMs;
     await r.resume();
     return r;
   }
@@ -73,9 +79,15 @@ export class Relay {
       outbound.destroy();
       if (this.holdAfterCut) this.pause();
     };
+    // Timers of one delay fire in the order set: the bytes keep their order.
+    const forward = (to, bytes) => {
+      if (this.delayMs <= 0) { if (!to.destroyed) to.write(bytes); return; }
+      const copy = Buffer.from(bytes);
+      setTimeout(() => { if (!to.destroyed) to.write(copy); }, this.delayMs);
+    };
     outbound.on('data', (chunk) => {
       if (swallowing) { cutNow(); return; }
-      if (!inbound.destroyed) inbound.write(chunk);
+      forward(inbound, chunk);
     });
 
     // What the client sent and the relay has not yet forwarded (a message split between chunks).
@@ -85,7 +97,7 @@ export class Relay {
       const what = this.onKeyed ? this.onKeyed(info) ?? 'pass' : 'pass';
       this.keyed.push({ ...info, what });
       if (what === 'drop') { cutNow(); return false; }
-      outbound.write(bytes);
+      forward(outbound, bytes);
       if (what === 'after') {
         swallowing = true;
         setTimeout(cutNow, AFTER_WAIT_MS);
@@ -112,7 +124,7 @@ export class Relay {
         if (info) {
           if (!decide(info, bytes)) return;
         } else {
-          outbound.write(bytes);
+          forward(outbound, bytes);
         }
         if (cut) return;
       }

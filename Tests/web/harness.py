@@ -1,6 +1,7 @@
 """Shared pieces of the dashboard tests: the daemon under test, browsers, HTTP.
 
-Tests/web/run.sh starts the daemon and passes it in through the environment:
+Tests/web/run.sh starts the daemon ($FOLDSYNCD, else .build/debug/foldsyncd)
+and passes it in through the environment:
 FOLDSYNC_WEB_PORT, FOLDSYNC_WEB_PIDFILE (the daemon's pid; rewritten when a
 test restarts the daemon, so run.sh always stops the current one),
 FOLDSYNC_WEB_DB, FOLDSYNC_WEB_LOG. Without them (running one file by hand)
@@ -35,7 +36,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-DAEMON = os.path.join(ROOT, ".build", "debug", "foldsyncd")
+DAEMON = os.environ.get("FOLDSYNCD") or os.path.join(ROOT, ".build", "debug", "foldsyncd")
 CLIENT = os.environ.get("FOLDSYNC_CLIENT", os.path.join(ROOT, ".build", "debug", "foldsync"))
 ARTIFACTS = os.path.join(ROOT, ".build", "web-artifacts")
 # A daemon restarted by a test outlives the test process on purpose (run.sh stops it).
@@ -289,6 +290,14 @@ def wait(d, cond, timeout=5, msg=""):
                              ignored_exceptions=(StaleElementReferenceException,)).until(lambda drv: cond(drv), msg)
     except TimeoutException as e:
         raise TimeoutException(f"{msg or 'condition not met'}; the page: {page_state(d)}") from e
+
+
+def wait_answered(d, timeout=5):
+    """Waits until the daemon has answered every action the page sent. The
+    page shows an action at once (optimistic state), so what a click did to
+    the page says nothing yet of the daemon's board."""
+    wait(d, lambda d: d.execute_script("return window.foldsync.page.optimistic.size") == 0, timeout,
+         "the daemon never answered the page's actions")
 
 
 def page_state(d):

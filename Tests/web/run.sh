@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
 # The dashboard's browser tests: a real foldsyncd, headless Chromium, Selenium.
-# Builds nothing: expects .build/debug/foldsyncd (and .build/debug/foldsync
-# for the `watch` test). Needs Debian's chromium, chromium-driver,
-# fonts-wqy-microhei and python3-venv; pip installs selenium into
-# .build/web-venv. Exit status non-zero on any failure; the daemon is always
-# stopped.
+# Builds nothing: expects .build/debug/foldsyncd, or $FOLDSYNCD (and
+# .build/debug/foldsync, or $FOLDSYNC_CLIENT, for the `watch` test). Needs
+# Debian's chromium, chromium-driver, fonts-wqy-microhei and python3-venv;
+# pip installs selenium into .build/web-venv. Exit status non-zero on any
+# failure; the daemon is always stopped.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ROOT=$PWD
-DAEMON=$ROOT/.build/debug/foldsyncd
+DAEMON=${FOLDSYNCD:-$ROOT/.build/debug/foldsyncd}
+export FOLDSYNCD=$DAEMON   # harness.py restarts it
 if [ ! -x "$DAEMON" ]; then
-  echo "web tests: $DAEMON is missing; run 'swift build --product foldsyncd' first" >&2
+  echo "web tests: $DAEMON is missing; run 'swift build --product foldsyncd' first, or set FOLDSYNCD" >&2
   exit 1
 fi
 for bin in /usr/bin/chromium /usr/bin/chromedriver; do
@@ -87,7 +88,7 @@ echo "web tests: foldsyncd on 127.0.0.1:$FOLDSYNC_WEB_PORT; with tokens on 127.0
 
 mkdir -p .build/web-artifacts
 status=0
-[ $# -gt 0 ] || set -- test_dashboard test_tokens test_jwt test_large_board test_history test_focus test_library
+[ $# -gt 0 ] || set -- test_dashboard test_optimistic test_tokens test_jwt test_large_board test_history test_focus test_library
 (cd Tests/web && "$VENV/bin/python" -m unittest -v "$@") || status=$?
 if [ $status -ne 0 ]; then
   echo "web tests: FAILED; daemon logs follow" >&2

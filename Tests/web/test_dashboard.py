@@ -249,6 +249,7 @@ class Dashboard(harness.TwoBrowsers):
         self.open_board(d, name)
         d.find_element(By.ID, "h-a").click()
         wait(d, lambda d: expanded(d, "a"), 2)
+        harness.wait_answered(d)
         DAEMON.stop()
         try:
             wait(d, lambda d: d.find_element(By.ID, "banner").is_displayed(), 5, "no offline banner")
@@ -334,6 +335,7 @@ class Dashboard(harness.TwoBrowsers):
         form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
         wait(d, lambda d: d.find_element(By.CSS_SELECTOR, f'[data-id="{new_id}"] .sec-title').text == "Renamed", 2)
         wait(d, lambda d: d.find_element(By.CSS_SELECTOR, f'[data-id="{new_id}"] .sec-count').text == "2", 2)
+        harness.wait_answered(d)
         sec = [s for s in DAEMON.board(name)["state"]["sections"] if s["id"] == new_id][0]
         self.assertEqual(sec["items"], ["plain", {"label": "labelled", "k": 1}])
         d.find_element(By.ID, f"h-{new_id}").click()
@@ -354,6 +356,7 @@ class Dashboard(harness.TwoBrowsers):
         from selenium.webdriver.support.ui import Select
         Select(d.find_element(By.ID, "mode")).select_by_value("single")
         wait(d, lambda d: not d.find_element(By.ID, "expand-all").is_enabled(), 2)
+        harness.wait_answered(d)
         self.assertEqual(DAEMON.board(name)["state"]["mode"], "single")
         # replace from pasted JSON
         d.find_element(By.ID, "show-json").click()
@@ -362,6 +365,7 @@ class Dashboard(harness.TwoBrowsers):
         box.send_keys(json.dumps({"mode": "multi", "sections": [{"id": "z", "title": "Only", "items": [], "expanded": True}]}))
         d.find_element(By.ID, "json-submit").click()
         wait(d, lambda d: ids(d) == ["z"] and expanded(d, "z"), 2)
+        harness.wait_answered(d)
         self.assertEqual(d.execute_script("return window.foldsync.page.doc"), DAEMON.board(name)["state"])
         self.assert_no_console_errors(d)
 

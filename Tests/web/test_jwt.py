@@ -88,6 +88,7 @@ class ExpiringSessions(harness.OneBrowser):
         self.assertEqual(d.find_element(By.ID, "st-user").text, "signed in as wall")
         d.find_element(By.ID, "h-b").click()
         wait(d, lambda d: expanded(d, "b"), 3, "could not expand after the refresh")
+        harness.wait_answered(d)
         self.assertTrue(J.board(self.name, token=J.admin)["state"]["sections"][1]["expanded"])
 
     def test_an_expired_session_keeps_the_board_and_a_new_token_resumes_it(self):

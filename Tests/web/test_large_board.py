@@ -54,6 +54,7 @@ def big_board():
 class LargeBoard(harness.OneBrowser):
 
     def wait_in_step(self, name):
+        harness.wait_answered(self.d)
         rev = DAEMON.board(name)["rev"]
         wait(self.d, lambda d: d.execute_script("return window.foldsync.page.rev") == rev, 10,
              f"the page never reached rev {rev}")

@@ -122,6 +122,7 @@ class Tokens(harness.OneBrowser):
         # Sections toggle (fold), and the daemon saw it.
         d.find_element(By.ID, "h-b").click()
         wait(d, lambda d: expanded(d, "b"), 3, "viewer could not expand")
+        harness.wait_answered(d)
         self.assertTrue(T.board(name, token=T.secrets["viewer"])["state"]["sections"][1]["expanded"])
         self.assertTrue(shown(d, "#collapse-all") and shown(d, "#expand-all"))
         # Edit and admin controls are hidden.

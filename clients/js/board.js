@@ -7,15 +7,24 @@
 // board's history was cut: another epoch, or the board was deleted),
 // `pruned` (it answers our subscribe, same epoch: the daemon no longer keeps
 // the revs we missed) or `lagging` (unasked: the daemon dropped our queue).
+//
+// Optimistic state (docs/CLIENTS.md, "Optimistic state"): `state` is the
+// mirror with the actions called for this board and not yet answered
+// applied on top (pending.js); `confirmed` is the mirror alone. An action
+// shows at once, as a `local` change; a refusal takes it out again, told as
+// a `local` change carrying `rolledBack`.
 
 import { BoardMirror } from './mirror.js';
 import { Emitter } from './emitter.js';
+import { PendingActions } from './pending.js';
+import { deepEqual } from './patch.js';
 
 export class Board {
   constructor(client, name) {
     this.name = name;
     this.client = client;
     this.mirror = new BoardMirror(name);
+    this.optimistic = new PendingActions({ session: client.session });
     this.events = new Emitter();
     this.viewers = null;
     this.following = null;
@@ -27,9 +36,13 @@ export class Board {
     this.whenReady.catch(() => { /* the caller of subscribe() gets it */ });
   }
 
-  /** The board document at `rev` (equal to GET /api/boards/NAME then); null before the first snapshot and after a deletion. Read-only: patches share unchanged parts. */
-  get state() { return this.mirror.state; }
+  /** The board to show: `confirmed` with the actions not yet answered applied on top (the same object while none changes it); null before the first snapshot and after a deletion. Read-only: patches share unchanged parts. */
+  get state() { return this.optimistic.state; }
+  /** The daemon's board document at `rev` (equal to GET /api/boards/NAME then); null before the first snapshot and after a deletion. Read-only. */
+  get confirmed() { return this.mirror.state; }
   get rev() { return this.mirror.rev; }
+  /** The actions called for this board and not yet answered, in the order called: [{ key, action }]. */
+  get pending() { return this.optimistic.entries.map(({ key, action }) => ({ key, action })); }
   get epoch() { return this.mirror.epoch; }
 
   on(event, listener) { return this.events.on(event, listener); }
@@ -68,6 +81,39 @@ export class Board {
 
   disconnected() { this.awaiting = null; }
 
+  // ---- the actions called for this board (client.js), answered or not ----
+
+  // Shown at once: a `local` change when the shown board changed.
+  acted(key, action) {
+    this.localChange(() => this.optimistic.act(key, action));
+  }
+
+  // An ack changes what is shown only when our own patch was not told apart (then the action stops being applied twice).
+  acked(key, rev) {
+    this.localChange(() => this.optimistic.ack(key, rev));
+  }
+
+  // The daemon refused it, or the outbox gave it up: always told, even when nothing shown changes.
+  rolledBack(key, error) {
+    const entry = this.optimistic.refuse(key);
+    if (entry === null || !this.ready) return;
+    this.events.emit('change', { ...this.localFields(), rolledBack: { key, action: entry.action, error } });
+  }
+
+  // The connection's session, from `hello`: the `by` of the patches our actions make.
+  greeted(session) { this.optimistic.session = session; }
+
+  localChange(step) {
+    const before = this.optimistic.state;
+    step();
+    if (!this.ready || deepEqual(before, this.optimistic.state)) return;
+    this.events.emit('change', this.localFields());
+  }
+
+  localFields() {
+    return { local: true, rev: this.rev, epoch: this.epoch, ops: null, state: this.state, confirmed: this.confirmed, resynced: false };
+  }
+
   receive(m) {
     switch (m.type) {
       case 'snapshot': return this.snapshot(m);
@@ -79,6 +125,7 @@ export class Board {
         return;
       case 'deleted':
         this.mirror.apply(m);
+        this.optimistic.confirm(null, null);
         this.deletedSince = true;
         this.events.emit('deleted', { board: this.name });
         return;
@@ -90,6 +137,7 @@ export class Board {
     const reason = this.deletedSince || (this.lastEpoch !== null && m.epoch !== this.lastEpoch) ? 'epoch'
       : this.awaiting ? 'pruned' : 'lagging';
     this.mirror.apply(m);
+    this.optimistic.confirm(this.mirror.state, this.mirror.rev);
     this.lastEpoch = m.epoch;
     this.deletedSince = false;
     this.awaiting = null;
@@ -99,17 +147,21 @@ export class Board {
       return;
     }
     if (reason === 'lagging') this.client.answersLost();
-    this.events.emit('change', { rev: m.rev, epoch: m.epoch, ops: null, state: m.state, resynced: true, reason });
+    this.events.emit('change', { rev: m.rev, epoch: m.epoch, ops: null, state: this.state, confirmed: this.confirmed, resynced: true, reason });
   }
 
   patch(m) {
     this.awaiting = null;
+    const before = this.mirror.state;
     const out = this.mirror.apply(m);
     if (out.kind === 'changed') {
-      const change = { rev: m.rev, epoch: m.epoch, ops: m.ops, state: this.mirror.state, resynced: false };
+      this.optimistic.patched(before, this.mirror.state, m.rev, m.by);
+      const change = { rev: m.rev, epoch: m.epoch, ops: m.ops, state: this.state, confirmed: this.confirmed, resynced: false };
       if (m.by !== undefined) change.by = m.by;
       this.events.emit('change', change);
     } else if (out.kind === 'outOfStep') {
+      // A patch that did not apply cleared the mirror: show nothing rather than a wrong board.
+      if (this.mirror.state === null) this.optimistic.confirm(null, null);
       // Never from a daemon that keeps its guarantees; ask again rather than show a wrong board.
       this.client.resubscribe(this);
     }
@@ -122,6 +174,7 @@ export class Board {
     if (!this.ready) { this.rejectReady(error); return; }
     if (error.code === 'not_found' && this.mirror.state !== null) {
       this.mirror.clear();
+      this.optimistic.confirm(null, null);
       this.events.emit('deleted', { board: this.name });
     }
     this.events.emit('error', error);

@@ -137,6 +137,8 @@ export class Client {
     if (!board) {
       board = new Board(this, name);
       this.boards.set(name, board);
+      // Actions called before the subscribe (or restored from a saved outbox) show on it too.
+      for (const entry of this.outbox) if (entry.board === name) board.acted(entry.key, entry.message);
       if (this.connected) this.send(board.subscribeMessage(this.seq + 1));
     }
     return board.whenReady;
@@ -183,6 +185,8 @@ export class Client {
       };
       entry = this.outbox.add(String(this.nextId++), board, body, { resolve: answer(resolve), reject: answer(reject) });
       signal?.addEventListener('abort', stop, { once: true });
+      // Shown at once (optimistic state), before it is even sent.
+      this.boards.get(board)?.acted(entry.key, body);
       if (this.connected) this.sendEntry(entry);
       this.armOutbox();
     });
@@ -195,7 +199,7 @@ export class Client {
     if (!entry || this.outbox.get(entry.id) !== entry) return;
     if (!entry.sent) {
       this.outbox.remove(entry);
-      entry.reject(new FoldError('expired', 'cancelled before it was sent', { board: entry.board }));
+      this.refuse(entry, new FoldError('expired', 'cancelled before it was sent', { board: entry.board }));
       return;
     }
     if (entry.settle) return;
@@ -228,7 +232,7 @@ export class Client {
   checkOutbox() {
     const live = (entry) => entry.conn === this.generation && this.connected;
     for (const entry of this.outbox.aged(Date.now(), live)) {
-      entry.reject(new FoldError('expired', `waited ${Math.round(this.outbox.maxAgeMs / 1000)} s without a connection; it was never sent`, { board: entry.board }));
+      this.refuse(entry, new FoldError('expired', `waited ${Math.round(this.outbox.maxAgeMs / 1000)} s without a connection; it was never sent`, { board: entry.board }));
     }
     if (this.outbox.size === 0) this.disarmOutbox();
   }
@@ -312,7 +316,7 @@ export class Client {
     this.disarmOutbox();
     for (const entry of [...this.outbox]) {
       this.outbox.remove(entry);
-      entry.reject(new FoldError('disconnected', entry.sent
+      this.refuse(entry, new FoldError('disconnected', entry.sent
         ? 'the client was closed: the action had been sent and may or may not have been applied'
         : 'the client was closed: the action was not sent', { board: entry.board }));
     }
@@ -420,7 +424,10 @@ export class Client {
         this.events.emit('authenticated', m);
         return;
       case 'authExpiring': return this.refreshToken(m);
-      case 'ack': return this.answer(m, (p) => p.resolve(m.rev));
+      case 'ack': return this.answer(m, (p) => {
+        this.boards.get(p.board)?.acked(p.key, m.rev);
+        p.resolve(m.rev);
+      });
       case 'error': return this.refusal(m);
       case 'snapshot': case 'patch': case 'presence': case 'deleted':
         this.boards.get(m.board)?.receive(m);
@@ -433,6 +440,7 @@ export class Client {
     clearTimeout(this.helloTimer);
     this.greeted = true;
     this.session = m.session ?? null;
+    for (const board of this.boards.values()) board.greeted(this.session);
     this.attempt = 0;
     if (this.impl === websocketTransport) this.socketFailures = 0;
     else if (this.canUpgrade && this.upgradeTimer === null && this.probe === null) this.scheduleUpgrade();
@@ -506,13 +514,20 @@ export class Client {
     return true;
   }
 
+  // An action that will never be applied by this client's say: its board
+  // shows it no more (told as a rollback), and its promise rejects.
+  refuse(entry, error) {
+    this.boards.get(entry.board)?.rolledBack(entry.key, error);
+    entry.reject(error);
+  }
+
   awaitsAnswer(m) {
     return (m.type === 'ack' || m.type === 'error') && m.id !== undefined && m.id !== null && this.outbox.get(m.id) !== undefined;
   }
 
   refusal(m) {
     const error = new FoldError(m.code, m.message, { board: m.board });
-    if (this.answer(m, (p) => p.reject(error))) return;
+    if (this.answer(m, (p) => this.refuse(p, error))) return;
     const board = m.board === undefined ? undefined : this.boards.get(m.board);
     if (board && (board.awaiting || !board.ready)) {
       this.boards.delete(board.name);

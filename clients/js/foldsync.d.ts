@@ -134,10 +134,23 @@ export interface Authenticated {
 
 export type ResyncReason = 'epoch' | 'pruned' | 'lagging';
 
-/** One change of a board: a patch (resynced false, ops set) or a resync (resynced true, ops null, reason set). */
+/** An action taken back out of the shown board: refused by the daemon, or given up by the outbox (`expired`, cancelled, `disconnected` by close()). */
+export interface RolledBack {
+  key: string;
+  action: Action;
+  error: FoldError;
+}
+
+/**
+ * One change of a board. The daemon's: a patch (resynced false, ops set) or a resync (resynced true, ops
+ * null, reason set); `ops` apply to the previous `confirmed`, not to the shown `state`. The optimistic
+ * state's own (`local` true, ops null, rev the confirmed rev): an action called and shown at once, an ack
+ * that changed what is shown, or an action rolled back (`rolledBack` set, told even when nothing shown changed).
+ */
 export type Change =
-  | { rev: number; epoch: string; ops: JsonPatchOperation[]; state: BoardState; resynced: false; by?: string }
-  | { rev: number; epoch: string; ops: null; state: BoardState; resynced: true; reason: ResyncReason };
+  | { rev: number; epoch: string; ops: JsonPatchOperation[]; state: BoardState; confirmed: BoardState; resynced: false; by?: string; local?: undefined }
+  | { rev: number; epoch: string; ops: null; state: BoardState; confirmed: BoardState; resynced: true; reason: ResyncReason; local?: undefined }
+  | { local: true; rev: number | null; epoch: string | null; ops: null; state: BoardState | null; confirmed: BoardState | null; resynced: false; rolledBack?: RolledBack };
 
 export interface Presence {
   viewers: number;
@@ -270,8 +283,12 @@ export interface BoardEvents {
 
 export declare class Board {
   readonly name: string;
-  /** The document at `rev`, equal to GET /api/boards/NAME then; null after a deletion. Read-only. */
+  /** The board to show: `confirmed` with the actions not yet answered applied on top by the board's rules (the same object as `confirmed` while none changes it); null after a deletion. Read-only. */
   readonly state: BoardState | null;
+  /** The daemon's document at `rev`, equal to GET /api/boards/NAME then; null after a deletion. Read-only. */
+  readonly confirmed: BoardState | null;
+  /** The actions called for this board and not yet answered, in the order called. */
+  readonly pending: Array<{ key: string; action: Action }>;
   readonly rev: number | null;
   readonly epoch: string | null;
   readonly viewers: number | null;
@@ -319,6 +336,33 @@ export declare class BoardMirror {
   readonly position: { epoch: string; rev: number } | null;
   apply(message: { type: string; board?: string; [field: string]: unknown }): MirrorOutcome;
   clear(): void;
+}
+
+/**
+ * Optimistic state, without sockets (Tests/vectors/pending.json): the confirmed board with the actions
+ * not yet answered applied on top, in the order called. `session` is the connection's (`hello`): a patch
+ * whose `by` is it (or absent) and whose result is the first unanswered action's is that action landing.
+ */
+export declare class PendingActions {
+  constructor(options?: { session?: string | null; limits?: Partial<Limits> });
+  session: string | null;
+  /** The board to show; `confirmed` itself while nothing pending changes it. */
+  readonly state: BoardState | null;
+  readonly confirmed: BoardState | null;
+  readonly rev: number | null;
+  /** The keys still pending, in the order called. */
+  readonly keys: string[];
+  readonly size: number;
+  act(key: string, action: Action): void;
+  /** A snapshot: the confirmed board replaced; the pending actions keep their marks. */
+  confirm(board: BoardState | null, rev: number | null): void;
+  /** A patch: applies `ops` to the confirmed board. */
+  patch(rev: number, ops: JsonPatchOperation[], by?: string | null): void;
+  /** A patch the owner's mirror already applied: the confirmed board went from `before` to `after`. */
+  patched(before: BoardState | null, after: BoardState, rev: number, by?: string | null): void;
+  ack(key: string, rev: number): void;
+  /** Takes the action out; its entry, or null when it was not pending. */
+  refuse(key: string): { key: string; action: Action; ifRev: number | null } | null;
 }
 
 /** RFC 6902: returns the patched document, sharing what the patch did not touch; never changes `doc`. */

@@ -25,5 +25,6 @@ export { FoldError } from './fold-error.js';
 export { BoardMirror } from './mirror.js';
 export { applyPatch, PatchError } from './patch.js';
 export { applyAction, DEFAULT_LIMITS } from './rules.js';
+export { PendingActions } from './pending.js';
 export { backoffDelay, BACKOFF_BASE_MS, BACKOFF_CAP_MS } from './backoff.js';
 export { OUTBOX_MAX_ACTIONS, OUTBOX_MAX_AGE_MS } from './outbox.js';

@@ -16,6 +16,12 @@
 //   exchange and may beat the board's patch down the stream; an ack is held
 //   until the board's stream has delivered its rev (or ACK_WAIT_MS), so
 //   that, as on a WebSocket, the change is seen before the action resolves.
+// - the order called: a board's actions are POSTed one at a time, each once
+//   the one before it is answered. Concurrent requests reach the daemon on
+//   separate connections and are applied in whatever order they land; a
+//   WebSocket carries them in order, and so must this (a toggle then a
+//   collapse must not become the reverse, and the optimistic state,
+//   pending.js, tells our patches apart by that order).
 // - `error` with the board's name when a stream is refused (401/403
 //   forbidden, 404 not_found): the client takes it as the subscribe's
 //   answer, as it does the daemon's on a WebSocket.
@@ -58,6 +64,7 @@ export const streamTransport = {
     const probe = new AbortController();
     const streams = new Map();   // board -> { ctl, rev, idle }
     let held = [];               // acks waiting for their board's stream: { board, id, rev, timer }
+    const queues = new Map();    // board -> its actions waiting for the POST in flight to be answered
 
     const headers = (extra = {}) => (token ? { ...extra, authorization: `Bearer ${token}` } : extra);
 
@@ -164,8 +171,26 @@ export const streamTransport = {
       run().catch((e) => { if (current()) finish(`the event stream of '${board}' failed: ${e.message}`); });
     };
 
-    // An action (its key as Idempotency-Key), or a settle ({"key"} to .../settle).
+    // One POST per board at a time, in the order sent.
     const post = (message) => {
+      const waiting = queues.get(message.board);
+      if (waiting) waiting.push(message);
+      else {
+        queues.set(message.board, []);
+        postNow(message);
+      }
+      return true;
+    };
+
+    const next = (board) => {
+      const waiting = queues.get(board);
+      if (done || !waiting) return;
+      if (waiting.length === 0) queues.delete(board);
+      else postNow(waiting.shift());
+    };
+
+    // An action (its key as Idempotency-Key), or a settle ({"key"} to .../settle).
+    const postNow = (message) => {
       const { board, id, key, ...action } = message;
       const settle = message.type === 'settle';
       const path = `/api/boards/${encodeURIComponent(board)}/${settle ? 'settle' : 'actions'}`;
@@ -182,12 +207,12 @@ export const streamTransport = {
         if (response.ok && body === null) { finish(`the answer to POST ${path} was cut short`); return; }
         if (response.ok && typeof body?.rev === 'number') ack(board, id, body.rev, body.duplicate === true);
         else handlers.onMessage({ type: 'error', id, board, code: body?.code ?? 'internal', message: body?.message ?? `HTTP ${response.status}` });
+        next(board);
       }, (e) => {
         // No answer: it may or may not have reached the daemon. The
         // connection ends, and the client sends it again with its key.
         finish(`POST ${path} failed: ${e.message}`);
       });
-      return true;
     };
 
     doFetch(`${base}/healthz`, { signal: probe.signal, cache: 'no-store' }).then(async (response) => {

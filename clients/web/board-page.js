@@ -1,8 +1,12 @@
 // One board (`/b/NAME`): its connection, the daemon's messages, and the
-// page drawn from the mirror (mirror.js). The controls that send actions
-// are wired by board-controls.js.
+// page drawn from the mirror (mirror.js) with this page's actions not yet
+// answered applied on top (pending.js, the library's optimistic state): a
+// click folds at once, and an action the daemon refuses is taken back out
+// and the page says so. The controls that send actions are wired by
+// board-controls.js.
 
 import { BoardMirror } from '/lib/mirror.js';
+import { PendingActions } from '/lib/pending.js';
 import { Connection, socketURL } from './socket.js';
 import { getToken } from './auth.js';
 import { onClose } from './auth-state.js';
@@ -19,6 +23,9 @@ export class BoardPage {
   constructor(board) {
     this.board = board;
     this.mirror = new BoardMirror(board);
+    this.optimistic = new PendingActions();
+    this.sent = 0;            // actions sent from this page: their keys in `optimistic`
+    this.shownOptimistic = false;   // the last render showed pending actions: the next redraws every section
     this.session = null;
     this.lastChange = null;
     this.retryAt = 0;
@@ -46,8 +53,10 @@ export class BoardPage {
     setInterval(() => this.tick(), 1000);
   }
 
-  // What the tests (and a curious user in the console) read.
-  get doc() { return this.mirror.state; }
+  // What the tests (and a curious user in the console) read: the board
+  // shown, the daemon's (confirmed) one and its rev.
+  get doc() { return this.optimistic.state; }
+  get confirmed() { return this.mirror.state; }
   get rev() { return this.mirror.rev; }
   get authed() { return this.auth.phase === 'signed-in'; }
 
@@ -104,6 +113,7 @@ export class BoardPage {
 
   clearBoard() {
     this.mirror.clear();
+    this.optimistic.confirm(null, null);
     this.list.clear();
     $('missing').hidden = true;
     $('sections-empty').hidden = true;
@@ -140,16 +150,39 @@ export class BoardPage {
     if (this.lastChange) setStatus('last', `last change ${time(this.lastChange.at)}${this.lastChange.what}`);
   }
 
-  // One action, answered by the library (a rev, or a FoldError); the change itself comes as a patch.
+  // One action, shown at once and answered by the library (a rev, or a
+  // FoldError); the daemon's change itself comes as a patch. The answer
+  // reaches `optimistic` a microtask after its message: before the browser
+  // paints, even when one frame batched it with later patches.
   send(action, what) {
     if (!this.conn.isOpen) {
       toast('Not connected: the change was not sent.');
       return false;
     }
+    this.sent += 1;
+    const key = `page-${this.sent}`;
+    this.showing(() => this.optimistic.act(key, action));
     this.conn.act(this.board, action).then(
-      () => { if (what === 'create') this.subscribe(); },
-      (e) => this.onError(e, what || action.type));
+      (rev) => {
+        this.showing(() => this.optimistic.ack(key, rev));
+        if (what === 'create') this.subscribe();
+      },
+      (e) => this.rollBack(key, e, what || action.type));
     return true;
+  }
+
+  // A step of the optimistic state, drawn when it changed what is shown.
+  showing(step) {
+    const before = this.doc;
+    step();
+    if (this.doc !== before && this.doc !== null) this.render(null, true);
+  }
+
+  // The daemon refused the action (or the connection's end gave it up): the
+  // board shows it no more, and the page says so.
+  rollBack(key, e, what) {
+    this.showing(() => this.optimistic.refuse(key));
+    this.onError(e, what, true);
   }
 
   // -- messages --
@@ -158,6 +191,7 @@ export class BoardPage {
     switch (m.type) {
       case 'hello':
         this.session = m.session;
+        this.optimistic.session = m.session;
         this.auth.apply({ type: 'hello' });
         // `view` first, so presence never counts this page following for a moment.
         if (!this.view.following) this.sendView();
@@ -173,7 +207,9 @@ export class BoardPage {
       case 'snapshot': case 'patch': this.auth.apply({ type: 'data' }); break;
       default: break;
     }
+    const before = this.mirror.state;
     const outcome = this.mirror.apply(m);
+    this.confirmedMoved(m, outcome, before);
     switch (outcome.kind) {
       case 'changed': this.onChanged(m, outcome); break;
       case 'presence': this.showPresence(outcome); break;
@@ -181,6 +217,12 @@ export class BoardPage {
       case 'outOfStep': console.warn(`resynchronising: ${outcome.reason}`); this.subscribe(); break;
       default: break; // the daemon may add message types
     }
+  }
+
+  // The daemon's board moved under the pending actions.
+  confirmedMoved(m, outcome, before) {
+    if (outcome.kind === 'changed' && m.type === 'patch') this.optimistic.patched(before, this.mirror.state, m.rev, m.by);
+    else if (outcome.kind === 'changed' || outcome.kind === 'deleted' || this.mirror.state === null) this.optimistic.confirm(this.mirror.state, this.mirror.rev);
   }
 
   onChanged(m, { ops, touched, mode }) {
@@ -205,13 +247,14 @@ export class BoardPage {
     }
   }
 
-  // m: the daemon's error (a subscribe's, what null) or an action's FoldError (what it was).
-  onError(m, what) {
+  // m: the daemon's error (a subscribe's, what null) or an action's FoldError
+  // (what it was; undone: it had been shown and is taken back).
+  onError(m, what, undone = false) {
     if (m.code === 'not_found' && what === null && this.doc === null) { this.showDeleted(); return; }
     if (m.code === 'forbidden') { this.onForbidden(m, what); return; }
     // The connection went with the action: the offline banner says so, and the board catches up.
     if (m.code === 'disconnected') return;
-    toast(`${what ? `${what}: ` : ''}${m.message} (${m.code})`);
+    toast(`${what ? `${what}: ` : ''}${m.message} (${m.code})${undone ? ' — undone' : ''}`);
   }
 
   onForbidden(m, what) {
@@ -228,6 +271,7 @@ export class BoardPage {
 
   showDeleted() {
     this.mirror.clear();
+    this.optimistic.confirm(null, null);
     this.list.clear();
     $('missing').hidden = false;
     setStatus('rev', '');
@@ -286,7 +330,12 @@ export class BoardPage {
   // -- rendering: what the patch touched, and the strip --
   render(touched, modeChanged) {
     const doc = this.doc;
-    this.list.show(this.view.sections(doc), this.view.following ? touched : null);
+    // A patch's touched sections are the confirmed board's: while pending
+    // actions are shown (or were, last time) every section is looked at.
+    const optimistic = doc !== this.mirror.state;
+    const exact = this.view.following && !optimistic && !this.shownOptimistic;
+    this.shownOptimistic = optimistic;
+    this.list.show(this.view.sections(doc), exact ? touched : null);
     this.showFocus(doc.focus || null);
     if (modeChanged) {
       $('mode').value = doc.mode;

@@ -150,7 +150,8 @@ export class SectionList {
   // Makes the container show `sections`. `touched` (a Map of id -> section,
   // from mirror.js) refreshes just those; null means the list itself changed:
   // nodes are then added, removed and reordered, and refreshed where their
-  // section is not the object last shown.
+  // section is not the object last shown and differs from it (an action
+  // shown at once, then its own patch, brings an equal section twice).
   show(sections, touched) {
     if (touched !== null && [...touched.keys()].every((id) => this.nodes.has(id))) {
       for (const [id, s] of touched) this.update(this.nodes.get(id), s);
@@ -166,7 +167,11 @@ export class SectionList {
         this.nodes.set(s.id, node);
         this.onNew(node);
       }
-      if (this.shown.get(s.id) !== s) this.update(node, s);
+      const was = this.shown.get(s.id);
+      if (was !== s) {
+        if (was !== undefined && deepEqual(was, s)) this.shown.set(s.id, s);
+        else this.update(node, s);
+      }
       return node;
     });
     this.order(wanted);

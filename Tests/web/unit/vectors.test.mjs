@@ -1,7 +1,7 @@
 // Tests/vectors: the cases the Swift tests (Tests/FoldClientTests/SharedVectorTests.swift)
-// run too, here against the dashboard's twins of the same logic (the mirror
-// and the board's rules from their home, clients/js; Tests/js-client reads
-// backoff, mirror and actions too).
+// run too, here against the dashboard's twins of the same logic (the mirror,
+// the board's rules and the optimistic state from their home, clients/js;
+// Tests/js-client reads backoff, mirror, actions and pending too).
 // Every file there must have a reader in both; a case added once runs in both.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -12,6 +12,7 @@ import { backoffDelay, BACKOFF_BASE_MS, BACKOFF_CAP_MS } from '../../../clients/
 import { safeHref, itemFields } from '../../../clients/web/item-view.js';
 import { BoardMirror } from '../../../clients/js/mirror.js';
 import { applyAction } from '../../../clients/js/rules.js';
+import { PendingActions } from '../../../clients/js/pending.js';
 import { ViewMode } from '../../../clients/web/view-mode.js';
 
 const folder = fileURLToPath(new URL('../../vectors/', import.meta.url));
@@ -61,6 +62,26 @@ const readers = {
         assert.equal(out.changed, JSON.stringify(c.after) !== before, `${c.name}: changed`);
       }
       assert.equal(JSON.stringify(c.board), before, `${c.name}: the board given is untouched`);
+    }
+  },
+  'pending.json'(file) {
+    // The page folds at once with this very module (board-page.js).
+    for (const c of file.cases) {
+      const p = new PendingActions({ session: c.session });
+      p.confirm(c.confirmed.board, c.confirmed.rev);
+      c.steps.forEach((step, i) => {
+        let rolledBack;
+        if (step.act) p.act(step.act.key, step.act.ifRev === undefined ? step.act.action : { ...step.act.action, ifRev: step.act.ifRev });
+        else if (step.patch) p.patch(step.patch.rev, step.patch.ops, step.patch.by);
+        else if (step.ack) p.ack(step.ack.key, step.ack.rev);
+        else if (step.refused) rolledBack = p.refuse(step.refused.key)?.key;
+        else if (step.snapshot) p.confirm(step.snapshot.board, step.snapshot.rev);
+        else assert.fail(`${c.name}: step ${i} does nothing known`);
+        const at = `${c.name}: step ${i}`;
+        assert.deepStrictEqual(p.state, step.state, at);
+        assert.deepStrictEqual(p.keys, step.pending, at);
+        assert.equal(rolledBack, step.rolledBack, at);
+      });
     }
   },
   'follow.json'(file) {
