@@ -187,3 +187,35 @@ test('optimistic_offline_action_shown_then_cancelled', async () => {
   await assertMirror(d, board);
   assert.equal(expanded(board.confirmed, 's0'), false, 'never sent, never applied');
 });
+
+// The link cut after the daemon committed each toggle and before its answer
+// came: the client resumes by the missed patches (made `by` the old
+// connection's session) and resends with the same key (a duplicate ack).
+// Every change shows the toggle once: the old session's patch is ours too.
+test('optimistic_cut_between_commit_and_ack_never_shows_twice', async () => {
+  const d = await daemon();
+  const name = 'cut-once';
+  await d.put(name, boardDoc(['s0', 's1']));
+  const relay = await Relay.start(d.port);
+  cleanups.push(() => relay.close());
+  const client = connect(relay.url, { transport: 'websocket', random: () => 0 });
+  cleanups.push(() => client.close());
+  const rec = new Recorder(client);
+  const board = rec.watch(await client.subscribe(name));
+  for (let round = 1; round <= 6; round++) {
+    let cut = false;
+    relay.onKeyed = () => (cut ? 'pass' : ((cut = true), 'after'));
+    const before = expanded(board.state, 's1');
+    const seen = rec.changes.length + rec.locals.length;
+    const all = [];
+    const listener = (c) => all.push(expanded(c.state, 's1'));
+    board.on('change', listener);
+    await board.toggle('s1');
+    await waitFor(() => expanded(board.confirmed, 's1') === !before, 5000, 'the toggle confirmed');
+    board.off('change', listener);
+    assert.ok(rec.changes.length + rec.locals.length > seen);
+    assert.deepEqual([...new Set(all)], [!before], `round ${round}: every change shows the toggle once (${all})`);
+  }
+  assert.ok(relay.cuts >= 6, `cut ${relay.cuts} times`);
+  await assertMirror(d, board);
+});

@@ -17,6 +17,7 @@ import { applyPatch, deepEqual } from './patch.js';
 export class PendingActions {
   /** session: this connection's `hello` session, which the daemon puts in `by` of the patches our actions make. */
   constructor({ session = null, limits } = {}) {
+    this.sessions = [];      // this client's sessions so far, the last 16
     this.session = session;
     this.limits = limits;
     this.confirmed = null;   // the daemon's board (null before a snapshot and after a deletion)
@@ -24,6 +25,16 @@ export class PendingActions {
     this.entries = [];       // { key, action, ifRev, landed, acked }, in the order called
     this.shown = null;
   }
+
+  /**
+   * The session of each new connection. The ones before it are kept: a
+   * resume after a cut brings the patch of an action sent on the old
+   * connection, `by` its session, and that patch is still ours.
+   */
+  set session(s) {
+    if (s !== null && s !== undefined) this.sessions = [...this.sessions.filter((x) => x !== s), s].slice(-16);
+  }
+  get session() { return this.sessions.length ? this.sessions[this.sessions.length - 1] : null; }
 
   /** The board to show: the confirmed one itself while nothing pending changes it. */
   get state() { return this.shown; }
@@ -60,7 +71,7 @@ export class PendingActions {
   patched(before, after, rev, by) {
     this.confirmed = after;
     this.rev = rev;
-    if (by === undefined || by === null || by === this.session) {
+    if (by === undefined || by === null || this.sessions.includes(by)) {
       const first = this.entries.find((e) => e.landed === null && e.acked === null);
       if (first && before !== null && (first.ifRev === null || first.ifRev === rev - 1)
         && deepEqual(this.apply(before, first.action), after)) first.landed = rev;
