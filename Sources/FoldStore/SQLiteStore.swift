@@ -257,16 +257,28 @@ public final class SQLiteStore: BoardStore, @unchecked Sendable {
             if let rowid = keyRows!.forget(board: k.board, key: k.key) { try deleteKey(rowid, sql) }
         }
         var newest: [String: Int] = [:]
-        for k in batch.keys {
-            let s = sql.insertKey
+        let keys = batch.keys
+        var i = 0
+        while i < keys.count {
+            // Sixteen rows a statement while there are as many: one step, not sixteen.
+            let n = keys.count - i >= SQLiteStatements.keysPerInsert ? SQLiteStatements.keysPerInsert : 1
+            let s = n == 1 ? sql.insertKey : sql.insertKeys
             s.reset()
-            let at = k.at == 0 ? batch.now : k.at
-            try s.bind(1, k.board); try s.bind(2, k.key); try s.bind(3, k.rev)
-            try s.bind(4, Int(k.fingerprint)); try s.bind(5, at)
+            for j in 0..<n {
+                let k = keys[i + j], p = Int32(j * 5)
+                try s.bind(p + 1, k.board); try s.bind(p + 2, k.key); try s.bind(p + 3, k.rev)
+                try s.bind(p + 4, Int(k.fingerprint)); try s.bind(p + 5, k.at == 0 ? batch.now : k.at)
+            }
             try s.run()
-            keyRows!.wrote(board: k.board, .init(rowid: Int(sqlite3_last_insert_rowid(db.handle)), key: k.key, rev: k.rev, at: at))
-            // Pruned when a board's keys pass a multiple of 64 revs, not on every commit.
-            if k.rev > 0 && k.rev % 64 == 0 { newest[k.board] = max(newest[k.board] ?? 0, k.rev) }
+            // A rowid table with no other writer numbers a statement's rows one after another.
+            let last = Int(sqlite3_last_insert_rowid(db.handle))
+            for j in 0..<n {
+                let k = keys[i + j]
+                keyRows!.wrote(board: k.board, .init(rowid: last - n + 1 + j, key: k.key, rev: k.rev, at: k.at == 0 ? batch.now : k.at))
+                // Pruned when a board's keys pass a multiple of 64 revs, not on every commit.
+                if k.rev > 0 && k.rev % 64 == 0 { newest[k.board] = max(newest[k.board] ?? 0, k.rev) }
+            }
+            i += n
         }
         for (board, rev) in newest {
             for rowid in keyRows!.prune(board: board, olderThan: batch.now &- batch.keyKeepMs, maxRev: rev - batch.historyLimit) {
@@ -387,7 +399,8 @@ public final class SQLiteStore: BoardStore, @unchecked Sendable {
 /// (a connection with live statements cannot close).
 final class SQLiteStatements {
     let upsertBoard, deleteBoard, deleteChunks, deleteChunk, chunksFrom, insertJournal, dropJournal: SQLiteStatement
-    let insertKey, deleteKey, selectKeys: SQLiteStatement
+    let insertKey, insertKeys, deleteKey, selectKeys: SQLiteStatement
+    static let keysPerInsert = 16
     let chunks: SQLiteChunkWriter
     let selectBoards: SQLiteStatement
     let history: SQLiteHistoryStatements
@@ -411,7 +424,9 @@ final class SQLiteStatements {
         dropJournal = try db.prepare("DELETE FROM journal WHERE seq < ?1")
         selectBoards = try db.prepare("SELECT name, epoch, rev, state FROM boards ORDER BY name")
         // A key is written once; a repeat of a key is answered by the hub and never reaches the store.
-        insertKey = try db.prepare("INSERT INTO keys(board, key, rev, fingerprint, at) VALUES(?1, ?2, ?3, ?4, ?5)")
+        insertKey = try db.prepare("INSERT INTO keys(board, key, rev, fingerprint, at) VALUES(?, ?, ?, ?, ?)")
+        insertKeys = try db.prepare("INSERT INTO keys(board, key, rev, fingerprint, at) VALUES"
+            + Array(repeating: "(?, ?, ?, ?, ?)", count: Self.keysPerInsert).joined(separator: ", "))
         deleteKey = try db.prepare("DELETE FROM keys WHERE rowid = ?1")
         selectKeys = try db.prepare("SELECT rowid, board, key, rev, fingerprint, at FROM keys ORDER BY rowid")
         history = try SQLiteHistoryStatements(db, staged: staged)

@@ -53,6 +53,27 @@ import Testing
         #expect(ActionKey.fingerprint(.setTitle(section: "s0", title: "x")) != ActionKey.fingerprint(.setTitle(section: "s0", title: "y")))
     }
 
+    /// The fingerprint's fast path writes exactly the bytes of the action's
+    /// object (`encodeFields`): a key stored before stays comparable.
+    @Test func theFlatFingerprintIsTheObjectsBytes() {
+        let odd = "q\"uo\\te \u{1}é😀\n"
+        let actions: [Action] = [
+            .toggle(section: "s0"), .expand(section: odd), .collapse(section: "c"), .removeSection(section: "r"),
+            .expandAll, .collapseAll, .clearFocus, .setMode(.single), .setMode(.multi),
+            .moveSection(section: "m", to: 0), .moveSection(section: "m", to: -3), .setTitle(section: "s", title: odd),
+            .revert(rev: 123_456_789), .focus(section: "f", item: 7),
+        ]
+        for action in actions {
+            var flat: [UInt8] = []
+            #expect(ActionKey.appendFlat(action, to: &flat))
+            var o: JSONObject = ["type": .string(action.name)]
+            action.encodeFields(into: &o)
+            #expect(flat == JSON.object(o).encoded(), "\(action)")
+        }
+        var none: [UInt8] = []
+        #expect(!ActionKey.appendFlat(.setItems(section: "s", items: []), to: &none) && none.isEmpty)
+    }
+
     @Test func aRepeatsAckSaysSo() {
         #expect(String(decoding: ServerMessage.ack(id: "9", board: "b", rev: 3, duplicate: true), as: UTF8.self)
             == #"{"type":"ack","id":"9","board":"b","rev":3,"duplicate":true}"#)

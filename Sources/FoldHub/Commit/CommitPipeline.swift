@@ -47,14 +47,14 @@ struct CommitPipeline {
     var newestUnsynced: UInt64? { inFlight?.id ?? syncing.last?.id }
     var oldestUnsynced: UInt64? { syncing.first?.id ?? inFlight?.id }
     /// The entry that carries `key` on `board`, in any batch or waiting for one.
-    func entry(keyed key: String, on board: String) -> PendingEntry? { keyed[KeyName(board: board, key: key)] }
+    func entry(keyed key: String, on board: String) -> PendingEntry? { keyed[HashedKey(key, board: board)] }
     /// The keyed entries of `pending`, `inFlight` and `syncing`: a repeat
     /// looks its key up here, not through every entry waiting.
-    private var keyed: [KeyName: PendingEntry] = [:]
+    private var keyed: [HashedKey: PendingEntry] = [:]
 
     private mutating func unindex(_ entries: [PendingEntry]) {
         guard !keyed.isEmpty else { return }
-        for e in entries { if let key = e.key { keyed[KeyName(board: e.board, key: key)] = nil } }
+        for e in entries { if let key = e.key { keyed[HashedKey(key, board: e.board)] = nil } }
     }
 
     /// Whether `board` has an action in any batch or waiting for one.
@@ -69,7 +69,7 @@ struct CommitPipeline {
     /// seal now (nothing is being written and no regrouping holds it).
     mutating func enqueue(_ entry: PendingEntry) -> Bool {
         pending.append(entry)
-        if let key = entry.key { keyed[KeyName(board: entry.board, key: key)] = entry }
+        if let key = entry.key { keyed[HashedKey(key, board: entry.board)] = entry }
         return inFlight == nil && !regrouping
     }
 
