@@ -8,7 +8,7 @@ final class SQLiteHistoryReader: HistoryReader, @unchecked Sendable {
     /// nil once closed.
     private var statements: SQLiteHistoryStatements?
 
-    init(path: String, busyTimeoutMs: Int, staged: StagedLog) throws(StoreError) {
+    init(path: String, busyTimeoutMs: Int, staged: WaitingChanges) throws(StoreError) {
         // The store opened (and created) the file first: a missing one is an error here.
         db = try SQLiteDatabase(path: path, create: false)
         try db.setBusyTimeout(milliseconds: busyTimeoutMs)

@@ -2,12 +2,12 @@ import FoldCore
 
 /// The history queries, prepared on one connection (the store's own, or a
 /// reader's): a board's chunks from the file, and its staged changes from
-/// `StagedLog`, merged by rev.
+/// `WaitingChanges`, merged by rev.
 final class SQLiteHistoryStatements {
     private let forward, backward: SQLiteStatement
-    private let staged: StagedLog
+    private let staged: WaitingChanges
 
-    init(_ db: SQLiteDatabase, staged: StagedLog) throws(StoreError) {
+    init(_ db: SQLiteDatabase, staged: WaitingChanges) throws(StoreError) {
         self.staged = staged
         // From the chunk holding rev ?2 + 1 (or the first) on.
         forward = try db.prepare("""

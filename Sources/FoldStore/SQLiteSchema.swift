@@ -17,7 +17,7 @@ enum SQLiteSchema {
         INSERT INTO meta(key, value) VALUES('schema', '\(version)');
         """
 
-    /// The change log (`LogChunk`, `LogStaging`): a board's changes in runs,
+    /// The change log (`LogChunk`, `LogPlacement`): a board's changes in runs,
     /// keyed by the run's first rev (`youngest`: the latest `at` in it, so
     /// pruning need not read it), and the runs not yet moved there, a row per commit.
     static let log = """
@@ -72,7 +72,7 @@ enum SQLiteSchema {
     ]
 
     /// Upgrade step 3's second half: every row of the old `changes` table
-    /// into chunks of up to `LogStaging.flushAt` consecutive changes, then the table goes.
+    /// into chunks of up to `LogPlacement.flushAt` consecutive changes, then the table goes.
     static func runsFromRows(_ db: SQLiteDatabase) throws(StoreError) {
         let rows = try db.prepare("SELECT board, rev, ops, at, actor, session, action, inverse, summary FROM changes ORDER BY board, rev")
         let chunks = try SQLiteChunkWriter(db)
@@ -80,7 +80,7 @@ enum SQLiteSchema {
         var run: [StoredChange] = []
         while try rows.step() {
             let name = rows.text(0)
-            if name != board || run.count == LogStaging.flushAt || (run.last.map { $0.rev + 1 != rows.int(1) } ?? false) {
+            if name != board || run.count == LogPlacement.flushAt || (run.last.map { $0.rev + 1 != rows.int(1) } ?? false) {
                 if !run.isEmpty { try chunks.write(board, [], run) }
                 run = []
                 board = name

@@ -17,10 +17,10 @@ public final class SQLiteStore: BoardStore, @unchecked Sendable {
     private let checkpointer: SQLiteCheckpointer
     /// Which boards' state the file holds at which rev (see `StateSnapshots`).
     private var snapshots = StateSnapshots()
-    /// Which changes wait in the journal (see `LogStaging`), and the same as
+    /// Which changes wait in the journal (see `LogPlacement`), and the same as
     /// committed for the history reader's thread.
-    private var staging = LogStaging()
-    private let staged = StagedLog()
+    private var staging = LogPlacement()
+    private let staged = WaitingChanges()
     /// Where each kept key's row is; nil until the table was first read.
     private var keyRows: KeyQueues?
     /// Set when commits return before their sync (`syncApart`).
@@ -121,11 +121,11 @@ public final class SQLiteStore: BoardStore, @unchecked Sendable {
 
     /// The journal's runs as the last commit left them, less what a chunk
     /// already holds and what an older epoch of a board made.
-    private static func recoverStaging(_ db: SQLiteDatabase) throws(StoreError) -> (LogStaging, [String: [StoredChange]]) {
+    private static func recoverStaging(_ db: SQLiteDatabase) throws(StoreError) -> (LogPlacement, [String: [StoredChange]]) {
         let rows = try db.prepare("SELECT seq, runs FROM journal ORDER BY seq")
         var journal: [(seq: Int, runs: [StagedRun])] = []
         while try rows.step() { journal.append((rows.int(0), try LogChunk.decodeJournal(rows.blob(1)))) }
-        var waiting = LogStaging.waiting(in: journal)
+        var waiting = LogPlacement.waiting(in: journal)
         let epochs = try db.prepare("SELECT epoch FROM boards WHERE name = ?1")
         let last = try db.prepare("SELECT max(last) FROM chunks WHERE board = ?1")
         for (name, w) in waiting {
@@ -136,7 +136,7 @@ public final class SQLiteStore: BoardStore, @unchecked Sendable {
             waiting[name] = kept.isEmpty ? nil : (w.epoch, w.since, kept)
         }
         epochs.reset(); last.reset()
-        let staging = LogStaging(waiting: waiting.mapValues { .init(epoch: $0.epoch, count: $0.changes.count, since: $0.since) },
+        let staging = LogPlacement(waiting: waiting.mapValues { .init(epoch: $0.epoch, count: $0.changes.count, since: $0.since) },
                                  rows: journal.map(\.seq))
         return (staging, waiting.mapValues(\.changes))
     }
@@ -350,7 +350,7 @@ public final class SQLiteStore: BoardStore, @unchecked Sendable {
                 continue
             }
             let size = last - first + 1
-            if (bound - first + 1) * 2 >= size || size <= LogStaging.directAt {
+            if (bound - first + 1) * 2 >= size || size <= LogPlacement.directAt {
                 chunksDecodedByLastPrune += 1
                 let blob = s.blob(3)
                 // A change without a record (logged before the store kept history) has an `at` of 0: old.
@@ -408,7 +408,7 @@ final class SQLiteStatements {
     /// (≈ 30 µs of a commit that follows a quiet spell, measured).
     let begin, commit: SQLiteStatement
 
-    init(_ db: SQLiteDatabase, staged: StagedLog) throws(StoreError) {
+    init(_ db: SQLiteDatabase, staged: WaitingChanges) throws(StoreError) {
         begin = try db.prepare("BEGIN IMMEDIATE")
         commit = try db.prepare("COMMIT")
         upsertBoard = try db.prepare("""

@@ -40,7 +40,7 @@ import Testing
         let ack = h.read(2)
         #expect(ack.map(\.type) == ["ack"])
         #expect(ack.first?.rev == 1 && ack.first?["duplicate"]?.boolValue == true && ack.first?["id"]?.stringValue == "again")
-        #expect(toggles(h) == 1 && h.hub.boards["default"]?.rev == 1)
+        #expect(toggles(h) == 1 && h.hub.boards["default"]?.committedRev == 1)
         #expect(h.read(1).isEmpty, "no patch for a repeat")
         #expect(h.hub.metrics.duplicateActions == 1)
     }
@@ -126,12 +126,12 @@ import Testing
         #expect(first?.status == 200 && String(decoding: first?.body ?? [], as: UTF8.self) == #"{"rev":1}"#)
         #expect(again?.status == 200 && String(decoding: again?.body ?? [], as: UTF8.self) == #"{"rev":1,"duplicate":true}"#)
         #expect(again?.headers.contains { $0.0 == "idempotent-replayed" } == true)
-        #expect(h.hub.boards["default"]?.rev == 1)
+        #expect(h.hub.boards["default"]?.committedRev == 1)
         #expect(post(3, "h-1", #"{"type":"toggle","section":"s2"}"#)?.status == 422)
         #expect(post(4, String(repeating: "x", count: 65))?.status == 400)
         #expect(post(5, "tab\there")?.status == 400)
         #expect(post(6, "h-2", #"{"type":"toggle","section":"s0","key":"other"}"#)?.status == 400)
-        #expect(h.hub.boards["default"]?.rev == 1)
+        #expect(h.hub.boards["default"]?.committedRev == 1)
     }
 }
 
@@ -163,7 +163,7 @@ import Testing
         h.send(1, #"{"type":"settle","board":"default","key":"late","id":"s2"}"#)
         h.finishCommits()
         #expect(h.read(1).map(\.code) == ["expired", "expired"])
-        #expect(h.hub.boards["default"]?.rev == 0)
+        #expect(h.hub.boards["default"]?.committedRev == 0)
         h.feed(.http(HubRequest(id: 5, method: "POST", path: "/api/boards/default/settle", body: Array(#"{"key":"late"}"#.utf8))))
         h.finishCommits()
         #expect(h.responses[5]?.status == 410)

@@ -66,7 +66,7 @@ import Testing
         h.finishCommits()
         let refused = h.read(1)
         #expect(refused.map(\.code) == ["internal"] && refused[0]["id"]?.stringValue == "a")
-        #expect(h.hub.board("default")?.rev == 0 && h.hub.storeFault == "disk full")
+        #expect(h.hub.board("default")?.committedRev == 0 && h.hub.storeFault == "disk full")
         #expect(h.hub.statusLine.hasPrefix("not ready: store ./foldsync.db refuses writes: disk full"))
 
         h.act(1, .toggle, #""section":"s0""#, tag: "b")

@@ -27,7 +27,7 @@ import Testing
         _ = h.read(1)
         h.feed(.http(HubRequest(id: 50, method: "GET", path: "/api/boards/default/events", peer: "10.0.0.9")))
         #expect(h.responses[50]?.contentType == "text/event-stream")
-        let epoch = h.hub.boards["default"]!.epoch
+        let epoch = h.hub.boards["default"]!.committedEpoch
         var e = Self.events(h, 50)
         #expect(e.first?.type == "snapshot" && e.first?.id == "\(epoch):0")
         h.act(1, .toggle, #""section":"s1""#, tag: "t")

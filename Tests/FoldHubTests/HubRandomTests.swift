@@ -9,7 +9,7 @@ import Testing
         let h = HubHarness(seed: seed)
         h.autoCommit = true
         h.feed(.http(HubRequest(id: 1, method: "PUT", path: "/api/boards/new", body: Array(#"{"mode":"multi","sections":[]}"#.utf8))))
-        return h.hub.board("new")?.epoch
+        return h.hub.board("new")?.committedEpoch
     }
 
     @Test func epochsComeFromTheGivenSource() throws {

@@ -28,7 +28,7 @@ import Testing
         h.feed(.remote(.changes(board: "default", epoch: "e0", [expand(2, rev: 2, closing: 1), expand(0, rev: 3, closing: 2)])))
         #expect(h.read(1).map(\.rev) == [3])
         let b = try #require(h.hub.board("default"))
-        #expect(b.rev == 3)
+        #expect(b.committedRev == 3)
         #expect(b.committed?.sections.map(\.expanded) == [true, false, false])
         #expect(h.catchUps.isEmpty)
     }
@@ -70,7 +70,7 @@ import Testing
         let snap = h.read(1)
         #expect(snap.map(\.type) == ["snapshot"])
         #expect(snap.first?["epoch"]?.stringValue == "e9")
-        #expect(h.hub.board("default")?.rev == 4)
+        #expect(h.hub.board("default")?.committedRev == 4)
         h.feed(.remote(.deleted(board: "default")))
         #expect(h.read(1).map(\.type) == ["deleted"])
         #expect(h.hub.board("default") == nil)

@@ -5,7 +5,7 @@ import Testing
 @testable import FoldStore
 
 /// The change log in runs: the encoding of a run (`LogChunk`), where each
-/// commit's changes go (`LogStaging`), and through a real file, a crash
+/// commit's changes go (`LogPlacement`), and through a real file, a crash
 /// (the files copied while the store is open) keeping every change the
 /// journal held, and history read across chunks and the journal.
 extension LogChunk {
@@ -75,8 +75,8 @@ extension LogChunk {
     /// once go straight to a chunk; a board with `flushAt` waiting moves them
     /// into one chunk; and journal rows go once nothing in them waits.
     @Test func changesWaitInTheJournalUntilTheirBoardHasARunsWorth() {
-        var s = LogStaging()
-        let p1 = s.plan(batch([("a", 1...2), ("b", 1...LogStaging.directAt)]), flush: [])
+        var s = LogPlacement()
+        let p1 = s.plan(batch([("a", 1...2), ("b", 1...LogPlacement.directAt)]), flush: [])
         #expect(p1.journal == [StagedRun(board: "a", epoch: "e", changes: (1...2).map { Self.change("a", $0) })])
         #expect(p1.seq == 1 && p1.chunks.map(\.board) == ["b"] && p1.chunks[0].staged == false)
         #expect(p1.updates["a"] == .replace((1...2).map { Self.change("a", $0) }))
@@ -86,8 +86,8 @@ extension LogChunk {
         let p2 = s.plan(batch([("a", 3...3)]), flush: [])
         #expect(p2.seq == 2 && p2.updates["a"] == .append([Self.change("a", 3)]))
         s.committed(p2)
-        let p3 = s.plan(batch([("a", 4...LogStaging.flushAt)]), flush: [])
-        #expect(p3.journal.isEmpty && p3.chunks == [.init(board: "a", staged: true, changes: (4...LogStaging.flushAt).map { Self.change("a", $0) })])
+        let p3 = s.plan(batch([("a", 4...LogPlacement.flushAt)]), flush: [])
+        #expect(p3.journal.isEmpty && p3.chunks == [.init(board: "a", staged: true, changes: (4...LogPlacement.flushAt).map { Self.change("a", $0) })])
         #expect(p3.updates["a"] == .replace([]) && p3.dropBelow == 3, "rows 1 and 2 held only a's changes")
         s.committed(p3)
         #expect(s.boards.isEmpty && s.keptFrom == 3)
@@ -112,7 +112,7 @@ extension LogChunk {
     /// A board that stops changing does not hold the journal: once the row
     /// holding its oldest change is `journalSpan` rows old, it moves.
     @Test func anIdleBoardsChangesMoveOnceTheJournalHasGoneOnWithoutThem() {
-        var s = LogStaging()
+        var s = LogPlacement()
         s.committed(s.plan(batch([("idle", 1...1)]), flush: []))
         var n = 0
         var seqWhenMoved = 0
@@ -122,7 +122,7 @@ extension LogChunk {
             s.committed(s.plan(batch([("busy", n...n)]), flush: []))
         }
         #expect(s.boards["idle"] == nil)
-        #expect(seqWhenMoved - 1 == LogStaging.journalSpan, "moved as soon as its row was journalSpan rows old")
+        #expect(seqWhenMoved - 1 == LogPlacement.journalSpan, "moved as soon as its row was journalSpan rows old")
         #expect(s.keptFrom > 1)
     }
 

@@ -130,18 +130,18 @@ extension Hub {
         if let m = e.mutation {
             switch m {
             case .change(let name, let epoch, let rev, _, let message, let after):
-                guard let b = boards[name], b.epoch == epoch || b.committed == nil else { break }
+                guard let b = boards[name], b.committedEpoch == epoch || b.committed == nil else { break }
                 b.committed = after
-                b.epoch = epoch
-                b.rev = rev
+                b.committedEpoch = epoch
+                b.committedRev = rev
                 b.history.append(message)
                 metrics.changesApplied += 1
                 broadcast(message, on: name)
             case .create(let name, let epoch, let state):
                 guard let b = boards[name] else { break }
                 b.committed = state
-                b.epoch = epoch
-                b.rev = 0
+                b.committedEpoch = epoch
+                b.committedRev = 0
                 b.history.removeAll()
                 metrics.changesApplied += 1
                 if let snap = b.snapshot() { broadcast(snap, on: name) }

@@ -178,7 +178,7 @@ extension Hub {
             emit(.respond(exchange: x, HubResponse(status: 200, headers: duplicate ? [("idempotent-replayed", "true")] : [],
                                                    body: HTTPBody.rev(rev, duplicate: duplicate))))
         case .httpBoard(let x):
-            let epoch = boards[board]?.epoch ?? ""
+            let epoch = boards[board]?.committedEpoch ?? ""
             emit(.respond(exchange: x, .json(HTTPBody.position(HTTPBody.Listing(board: board, epoch: epoch, rev: rev)))))
         case .httpDeleted(let x):
             emit(.respond(exchange: x, HubResponse(status: 204)))

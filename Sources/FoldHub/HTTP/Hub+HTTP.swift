@@ -33,13 +33,13 @@ extension Hub {
             case .allowed(let identity, _): who = identity
             }
             let list = boards.values.filter { $0.committed != nil && (who?.allows(.read, board: $0.name) ?? true) }.sorted { $0.name < $1.name }.map { b in
-                HTTPBody.Listing(board: b.name, epoch: b.epoch, rev: b.rev)
+                HTTPBody.Listing(board: b.name, epoch: b.committedEpoch, rev: b.committedRev)
             }
             respond(.json(HTTPBody.boardList(list)))
         case ("GET", "api/boards/*"):
             if let denial = httpDenial(r, .read, board: name) { return respond(denial) }
             guard let b = boards[name], let state = b.committed else { return respond(.error(.notFound, "no board '\(name)'")) }
-            respond(.json(HTTPBody.board(HTTPBody.Listing(board: name, epoch: b.epoch, rev: b.rev), state: state)))
+            respond(.json(HTTPBody.board(HTTPBody.Listing(board: name, epoch: b.committedEpoch, rev: b.committedRev), state: state)))
         case ("PUT", "api/boards/*"):
             switch httpAccess(r, .admin, board: name) {
             case .denied(let denial): return respond(denial)

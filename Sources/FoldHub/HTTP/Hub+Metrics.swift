@@ -71,7 +71,7 @@ extension Hub {
     func catchUpLag(_ heads: [String: BoardHead]) -> Int {
         heads.reduce(0) { sum, h in
             guard let b = boards[h.key], b.committed != nil else { return sum + h.value.rev + 1 }
-            return sum + (b.epoch == h.value.epoch ? max(0, h.value.rev - b.rev) : h.value.rev + 1)
+            return sum + (b.committedEpoch == h.value.epoch ? max(0, h.value.rev - b.committedRev) : h.value.rev + 1)
         }
     }
 }

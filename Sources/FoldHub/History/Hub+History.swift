@@ -45,7 +45,7 @@ extension Hub {
     /// read may go then and sees what there is.
     func isCommitted(_ name: String, to rev: Int) -> Bool {
         guard let b = boards[name], b.head != nil else { return true }
-        return b.rev >= rev || b.headRev < rev
+        return b.committedRev >= rev || b.headRev < rev
     }
 
     /// Hands over the held reads whose boards have committed far enough, in the order they were asked.
@@ -61,7 +61,7 @@ extension Hub {
     func sendPage(_ exchange: UInt64, board name: String, entries: [UInt8], more: Bool) {
         let b = boards[name]
         emit(.respond(exchange: exchange, .json(HistoryBody.wrap(
-            board: name, epoch: b?.epoch ?? "", rev: b?.rev ?? 0, more: more, entries: entries))))
+            board: name, epoch: b?.committedEpoch ?? "", rev: b?.committedRev ?? 0, more: more, entries: entries))))
     }
 
     /// Sends the pages held for batches that are durable now, or that never

@@ -6,15 +6,15 @@ public final class BoardState {
     public let name: String
     /// Committed position; nil while the board exists only at the head (being created).
     public internal(set) var committed: Board?
-    public internal(set) var epoch: String
-    public internal(set) var rev: Int
+    public internal(set) var committedEpoch: String
+    public internal(set) var committedRev: Int
     /// Head position: committed plus pending changes; nil when a pending delete removed it.
     var head: Board?
     var headEpoch: String
     var headRev: Int
-    /// Encoded patch messages for the last revs, oldest first: `history[i]` is rev `rev - history.count + 1 + i`.
+    /// Encoded patch messages for the last revs, oldest first: `history[i]` is rev `committedRev - history.count + 1 + i`.
     var history = Ring<[UInt8]>()
-    /// The snapshot message at `rev`, built on first need and shared.
+    /// The snapshot message at `committedRev`, built on first need and shared.
     private var snapshotCache: (rev: Int, epoch: String, frame: [UInt8])?
     /// The keys of its committed keyed actions (`KeptKeys`).
     var keys = KeptKeys()
@@ -24,8 +24,8 @@ public final class BoardState {
     init(name: String, epoch: String, rev: Int, board: Board?, head: Board?) {
         self.name = name
         self.committed = board
-        self.epoch = epoch
-        self.rev = rev
+        self.committedEpoch = epoch
+        self.committedRev = rev
         self.head = head
         self.headEpoch = epoch
         self.headRev = rev
@@ -55,16 +55,16 @@ public final class BoardState {
     /// The shared snapshot message of the committed state.
     func snapshot() -> [UInt8]? {
         guard let committed else { return nil }
-        if let c = snapshotCache, c.rev == rev, c.epoch == epoch { return c.frame }
-        let frame = ServerMessage.snapshot(board: name, epoch: epoch, rev: rev, state: committed.encoded())
-        snapshotCache = (rev, epoch, frame)
+        if let c = snapshotCache, c.rev == committedRev, c.epoch == committedEpoch { return c.frame }
+        let frame = ServerMessage.snapshot(board: name, epoch: committedEpoch, rev: committedRev, state: committed.encoded())
+        snapshotCache = (committedRev, committedEpoch, frame)
         return frame
     }
 
     /// The patch messages after `since`, when they are all still kept.
     func patches(after since: Position) -> [[UInt8]]? {
-        guard committed != nil, since.epoch == epoch, since.rev <= rev else { return nil }
-        let missing = rev - since.rev
+        guard committed != nil, since.epoch == committedEpoch, since.rev <= committedRev else { return nil }
+        let missing = committedRev - since.rev
         guard missing <= history.count else { return nil }
         return history.suffix(missing)
     }
@@ -72,7 +72,7 @@ public final class BoardState {
     /// Forgets the head and goes back to what is committed (a commit failed).
     func rollBack() {
         head = committed
-        headEpoch = epoch
-        headRev = rev
+        headEpoch = committedEpoch
+        headRev = committedRev
     }
 }

@@ -27,25 +27,25 @@ extension Hub {
     func catchUpDeferred() {
         for name in pipeline.deferredCatchUps() {
             let b = boards[name]
-            emit(.catchUp(board: name, epoch: b?.epoch ?? "", after: b?.rev ?? 0))
+            emit(.catchUp(board: name, epoch: b?.committedEpoch ?? "", after: b?.committedRev ?? 0))
         }
     }
 
     private func applyRemote(_ changes: [StoredChange], to name: String, epoch: String) {
         // A catch-up that found the board where this node holds it: nothing to apply or to ask again.
         if changes.isEmpty { return }
-        guard let b = boards[name], b.epoch == epoch, var board = b.committed else {
-            return emit(.catchUp(board: name, epoch: boards[name]?.epoch ?? "", after: boards[name]?.rev ?? 0))
+        guard let b = boards[name], b.committedEpoch == epoch, var board = b.committed else {
+            return emit(.catchUp(board: name, epoch: boards[name]?.committedEpoch ?? "", after: boards[name]?.committedRev ?? 0))
         }
-        for c in changes where c.rev > b.rev {
-            guard c.rev == b.rev + 1, let next = Self.applying(c.ops, to: board) else {
+        for c in changes where c.rev > b.committedRev {
+            guard c.rev == b.committedRev + 1, let next = Self.applying(c.ops, to: board) else {
                 // A gap or an unreadable change: the node needs the board as it stands.
-                return emit(.catchUp(board: name, epoch: epoch, after: b.rev))
+                return emit(.catchUp(board: name, epoch: epoch, after: b.committedRev))
             }
             board = next
             b.committed = board
             b.head = board
-            b.rev = c.rev
+            b.committedRev = c.rev
             b.headRev = c.rev
             let message = ServerMessage.patch(board: name, epoch: epoch, rev: c.rev, ops: c.ops, by: nil)
             b.history.append(message)
@@ -60,12 +60,12 @@ extension Hub {
 
     private func replaceRemote(_ name: String, epoch: String, rev: Int, state: Board) {
         if let b = boards[name] {
-            guard b.epoch != epoch || rev > b.rev else { return }
+            guard b.committedEpoch != epoch || rev > b.committedRev else { return }
             b.committed = state
             b.head = state
-            b.epoch = epoch
+            b.committedEpoch = epoch
             b.headEpoch = epoch
-            b.rev = rev
+            b.committedRev = rev
             b.headRev = rev
             b.history.removeAll()
         } else {
@@ -107,7 +107,7 @@ extension Hub {
             answer(e.reply, error: WireError(.internal, "the change could not be stored: \(reason)", board: e.board))
         }
         for name in moved.catchUp {
-            emit(.catchUp(board: name, epoch: boards[name]?.epoch ?? "", after: boards[name]?.rev ?? 0))
+            emit(.catchUp(board: name, epoch: boards[name]?.committedEpoch ?? "", after: boards[name]?.committedRev ?? 0))
         }
         catchUpDeferred()
     }

@@ -105,7 +105,7 @@ extension Hub {
     /// and deleted carry the board's position as their id.
     private func event(_ frame: [UInt8], for ids: [UInt64]) -> [UInt8]? {
         let board = ids.first.flatMap { sessions[$0]?.stream }.flatMap { boards[$0] }
-        return EventStream.event(frame, position: board.map { Position(epoch: $0.epoch, rev: $0.rev) })
+        return EventStream.event(frame, position: board.map { Position(epoch: $0.committedEpoch, rev: $0.committedRev) })
     }
 }
 

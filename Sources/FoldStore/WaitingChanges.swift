@@ -1,17 +1,17 @@
 import FoldCore
 import Foundation
 
-/// The changes waiting in the journal (`LogStaging`), as committed, for the
+/// The changes waiting in the journal (`LogPlacement`), as committed, for the
 /// history reader on its own thread: they are read from here, the rest from
 /// `chunks`. The committer replaces a board's list after each commit and
 /// before any of its changes is acknowledged, so a read asked after an ack
 /// finds the change here or, once moved, in a chunk its transaction sees.
-final class StagedLog: @unchecked Sendable {
+final class WaitingChanges: @unchecked Sendable {
     private let lock = NSLock()
     private var boards: [String: [StoredChange]] = [:]
 
     /// Appends in place: the list is not copied unless a reader holds it at that moment.
-    func apply(_ updates: [String: LogStaging.Update]) {
+    func apply(_ updates: [String: LogPlacement.Update]) {
         guard !updates.isEmpty else { return }
         lock.lock()
         for (name, update) in updates {

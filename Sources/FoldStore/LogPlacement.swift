@@ -9,10 +9,10 @@ import FoldCore
 /// journal row holds them all on consecutive pages; a board's staged changes
 /// go to a chunk once there are `flushAt` of them, so its history is still
 /// read from a few rows. Pure bookkeeping, on the committer's thread.
-struct LogStaging {
+struct LogPlacement {
     /// A board with changes waiting in the journal: their epoch, how many,
     /// and the journal row that holds the oldest (the rows before it may go).
-    /// The changes themselves are in `StagedLog`.
+    /// The changes themselves are in `WaitingChanges`.
     struct Staged: Equatable {
         var epoch: String
         var count: Int
