@@ -8,7 +8,7 @@ carries no `by`."""
 from __future__ import annotations
 
 import asyncio
-from typing import Any, Dict, List
+from typing import Any, List
 
 import foldsync
 from harness import DaemonCase, board_doc
