@@ -45,6 +45,7 @@ class OptimisticTests(DaemonCase):
         confirmed = board.confirmed
         toggle = asyncio.ensure_future(board.toggle("s1"))
         await asyncio.sleep(0)  # the action's first step: into the outbox, and shown
+        self.assertFalse(toggle.done(), "not even sent yet")
         self.assertTrue(expanded(board.state, "s1"))
         self.assertIs(board.confirmed, confirmed)
         self.assertEqual((board.rev, board.pending), (start, [f"{self.client.client_id}-1"]))
@@ -56,7 +57,6 @@ class OptimisticTests(DaemonCase):
         await self.holds("the toggle shown, not confirmed",
                          lambda: expanded(board.state, "s1") and not expanded(board.confirmed, "s1")
                          or toggle.done(), LATENCY)
-        self.assertFalse(toggle.done())
         rev = await self.bounded(toggle)
         self.assertEqual((rev, board.rev, board.pending), (start + 1, start + 1, []))
         self.assertIs(board.state, board.confirmed)
