@@ -200,9 +200,12 @@ class DaemonCase(unittest.IsolatedAsyncioTestCase):
         return foldsync.connect(self.daemon.url, token, transport=self.transport, **options)
 
     def assertMirrors(self, board: foldsync.Board, token: Optional[str] = None) -> None:
-        """The mirror equals GET /api/boards/NAME: state, rev and epoch."""
+        """The mirror equals GET /api/boards/NAME: the confirmed state, rev
+        and epoch; and, with no action of ours pending, the state shown is it."""
         got = self.daemon.board(board.name, token=token)
-        self.assertEqual((board.state, board.rev, board.epoch), (got["state"], got["rev"], got["epoch"]))
+        self.assertEqual((board.confirmed, board.rev, board.epoch), (got["state"], got["rev"], got["epoch"]))
+        if not board.pending:
+            self.assertIs(board.state, board.confirmed)
 
     async def in_thread(self, fn: Callable[..., Any], *args: Any) -> Any:
         """Blocking work (starting a daemon, HTTP) off the loop, so that the
@@ -230,6 +233,13 @@ class DaemonCase(unittest.IsolatedAsyncioTestCase):
 
     async def next_of(self, stream: AsyncIterator[Any], timeout: float = 10.0) -> Any:
         return await asyncio.wait_for(stream.__anext__(), timeout)
+
+    async def next_from_daemon(self, changes: AsyncIterator[foldsync.Change], timeout: float = 10.0) -> foldsync.Change:
+        """The next change the daemon made, past the local ones of our own actions."""
+        while True:
+            change = await self.next_of(changes, timeout)
+            if not change.local:
+                return change
 
     async def bounded(self, aw: Awaitable[Any], timeout: float = 10.0) -> Any:
         return await asyncio.wait_for(aw, timeout)

@@ -18,7 +18,11 @@ a `key` or an `id`; a POST to .../actions or .../settle, with its
 and the answer is lost; "before" drops it and cuts. `refuse` turns every
 new connection away (the client stays disconnected); `cut_all()` drops
 every connection at once. It asks for no WebSocket compression then, so
-that it can read the frames."""
+that it can read the frames.
+
+With `latency` (seconds) every byte reaches the other side that much later,
+each way, in order: a slow link, where an action's answer comes a round
+trip after its call."""
 from __future__ import annotations
 
 import asyncio
@@ -49,6 +53,41 @@ class _Pair:
         self.cut = True
         self.client.transport.abort()
         self.upstream.transport.abort()
+
+
+class _Late:
+    """A writer that passes each write on `delay` seconds after it was made,
+    in order; `close()` closes once what was written before it is passed on."""
+
+    def __init__(self, writer: asyncio.StreamWriter, delay: float) -> None:
+        self._writer = writer
+        self._delay = delay
+        self._queue: "asyncio.Queue[Tuple[float, Optional[bytes]]]" = asyncio.Queue()
+        self.task = asyncio.ensure_future(self._run())
+
+    def write(self, data: bytes) -> None:
+        self._queue.put_nowait((asyncio.get_running_loop().time() + self._delay, data))
+
+    async def drain(self) -> None:
+        pass  # the queue takes everything: a slow link, not a small one
+
+    def close(self) -> None:
+        self._queue.put_nowait((asyncio.get_running_loop().time() + self._delay, None))
+
+    async def _run(self) -> None:
+        loop = asyncio.get_running_loop()
+        try:
+            while True:
+                due, data = await self._queue.get()
+                await asyncio.sleep(max(0.0, due - loop.time()))
+                if data is None:
+                    break
+                self._writer.write(data)
+                await self._writer.drain()
+        except (OSError, ConnectionError):
+            pass
+        finally:
+            self._writer.close()
 
 
 class _ClientBytes:
@@ -141,8 +180,10 @@ class _ClientBytes:
 
 
 class Relay:
-    def __init__(self, target_port: int, receive_buffer: Optional[int] = None, actions: bool = False) -> None:
+    def __init__(self, target_port: int, receive_buffer: Optional[int] = None, actions: bool = False,
+                 latency: float = 0.0) -> None:
         self.target_port = target_port
+        self.latency = latency
         self.receive_buffer = receive_buffer
         self.watch_actions = actions
         self._held: Optional[Pattern[bytes]] = None
@@ -246,6 +287,11 @@ class Relay:
         # A request head fits in one read here (the clients are on loopback
         # and send it in one write).
         split = _ClientBytes() if inbound and self.watch_actions else None
+        if self.latency > 0:
+            late = _Late(writer, self.latency)
+            self._lingering.add(late.task)
+            late.task.add_done_callback(self._lingering.discard)
+            writer = late  # type: ignore[assignment]
         while True:
             while not inbound and head and self._held is not None and self._held.search(head[0]):
                 await self._released.wait()

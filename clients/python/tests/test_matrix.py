@@ -59,7 +59,7 @@ class Matrix(DaemonCase):
             else:
                 rev = await self.bounded(board.act({"type": "setTitle", "section": section, "title": f"t{n}"}))
             self.assertMirrors(board)
-        self.assertEqual([c.rev for c in seen], list(range(1, 31)))
+        self.assertEqual([c.rev for c in seen if not c.local], list(range(1, 31)))
         self.assertFalse(any(c.resynced for c in seen))
 
     async def test_resume_across_a_restart_misses_and_repeats_nothing(self) -> None:

@@ -92,6 +92,23 @@ class OutboxTests(DaemonCase):
         self.assertEqual([a.get("duplicate") for a in acks], [True], "the daemon's answer to the repeat")
         self.assertMirrors(board)
 
+    async def test_cut_between_commit_and_ack_never_shows_the_action_twice(self) -> None:
+        """The resume brings the toggle's patch made by the old connection's
+        session: it is still ours, so no change shows the toggle undone."""
+        client = await self.client()
+        board = await self.bounded(client.subscribe("default"))
+        for round in range(1, 5):
+            shown: List[Any] = []
+            stop = board.on_change(lambda c: shown.append(next(s["expanded"] for s in c.state["sections"] if s["id"] == "s1")))
+            before = self.flag("s1")
+            self.relay.cut_at_action("after")
+            await self.bounded(board.toggle("s1"), 15)
+            stop()
+            self.assertTrue(shown, f"round {round}: changes seen")
+            self.assertEqual(set(shown), {not before}, f"round {round}: every change shows the toggle once: {shown}")
+        self.assertEqual(self.relay.cuts, 4)
+        self.assertMirrors(board)
+
     async def test_action_cut_before_sent_applied_once(self) -> None:
         client = await self.client()
         board = await self.bounded(client.subscribe("default"))

@@ -63,3 +63,15 @@ class PendingTests(unittest.IsolatedAsyncioTestCase):
         action_id, answer = self.pending.open()
         self.pending.resolve(action_id, 1)
         self.assertEqual(answer.result(), 1)
+
+    async def test_a_lagging_resync_forgets_the_answers_that_came_in_band(self) -> None:
+        out_of_band, posted = self.pending.open(in_band=False)
+        self.pending.reject_unnamed(limited())
+        self.pending.forget_in_band()  # the outbox sends those again, with new ids
+        self.assertEqual(self.outcomes(), [None] * 4, "nothing failed")
+        self.assertFalse(self.pending.awaits({"type": "ack", "id": self.ids[0], "rev": 3}))
+        self.pending.resolve(self.ids[0], 3)  # a late answer to an old id: ignored
+        self.assertEqual(self.outcomes(), [None] * 4)
+        self.assertTrue(self.pending.awaits({"type": "ack", "id": out_of_band, "rev": 4}))
+        self.pending.resolve(out_of_band, 4)
+        self.assertEqual(posted.result(), 4, "a POST's answer is not dropped by a resync")

@@ -55,7 +55,7 @@ class ReconnectHookTests(DaemonCase):
         allow = True
         await client.reconnect()
         await self.wait_for("connected again", lambda: client.state == "connected")
-        change = await self.next_of(changes)
+        change = await self.next_from_daemon(changes)
         self.assertEqual((change.rev, change.resynced), (rev, False), "resumed with `since`")
         self.assertEqual(await self.bounded(kept), rev + 1, "sent after the resubscribe")
         self.assertMirrors(board)

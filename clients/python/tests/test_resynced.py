@@ -2,8 +2,10 @@
 real: a relay (relay.py) stops passing the daemon's bytes on while changes
 pour in, until the daemon has dropped this connection's queue and put a
 snapshot in its place. On the WebSocket the actions waiting lose their
-answer with it and fail with `resynced`; on the stream an action's answer
-comes with its POST, nothing is lost, and the action resolves."""
+answer with it: the library sends them again with their keys, and the
+daemon answers each with its first rev (`duplicate`), applying nothing
+twice. On the stream an action's answer comes with its POST, nothing is
+lost, and the action resolves."""
 from __future__ import annotations
 
 import asyncio
@@ -48,38 +50,52 @@ class ResyncedTests(DaemonCase):
             self.daemon.action("default", {"type": "setItems", "section": f"s{n % 3}", "items": [str(n), *ITEMS]})
         self.fail(f"no resync after {MAX_CHANGES} changes")
 
-    async def fall_behind(self) -> "asyncio.Future[int]":
+    async def fall_behind(self) -> "List[asyncio.Future[int]]":
         """Holds the daemon's side of the client's connection until the
-        daemon resynced it, then starts a toggle of s1: the daemon commits
-        it, and its answer is queued behind the snapshot, where the next
-        resync drops it. Returns the toggle, still waiting."""
+        daemon resynced it, then calls three actions: the daemon commits
+        them, and their answers are queued behind the snapshot, where the
+        next resync drops them. Returns the actions, still waiting."""
         self.relay.hold(self.held)
         await self.in_thread(self.change_until_resynced, 1)
-        toggle = asyncio.ensure_future(self.board.toggle("s1"))
-        await self.wait_for("the toggle committed", lambda: self.daemon.board("default")["state"]["sections"][1]["expanded"])
-        await self.in_thread(self.change_until_resynced, 2)
-        self.assertFalse(toggle.done())
-        return toggle
+        actions = [asyncio.ensure_future(a) for a in (
+            self.board.toggle("s1"),
+            self.board.act({"type": "setTitle", "section": "s0", "title": "first"}),
+            self.board.act({"type": "setTitle", "section": "s2", "title": "third"}))]
 
-    async def test_a_lagging_snapshot_fails_the_actions_waiting(self) -> None:
+        def committed() -> bool:
+            sections = self.daemon.board("default")["state"]["sections"]
+            return bool(sections[1]["expanded"]) and sections[2]["title"] == "third"
+        await self.wait_for("the actions committed", committed)
+        await self.in_thread(self.change_until_resynced, 2)
+        self.assertFalse(any(a.done() for a in actions))
+        return actions
+
+    async def test_actions_waiting_through_a_lagging_resync_resolve_once(self) -> None:
         self.board = await self.bounded(self.client.subscribe("default"))
         changes = self.board.changes()
-        toggle = await self.fall_behind()
+        actions = await self.fall_behind()
+        # Their answers never came: dropped with the queue.
+        self.assertFalse([m for m in self.messages if m["type"] in ("ack", "error")])
         self.relay.release()
-        change = await self.next_of(changes, 30)
+        change = await self.next_from_daemon(changes, 30)
         while not change.resynced:  # what the kernel's buffers held before the daemon's queue filled
             self.assertIsNotNone(change.ops)
-            change = await self.next_of(changes, 30)
+            change = await self.next_from_daemon(changes, 30)
         self.assertEqual((change.reason, change.ops), ("lagging", None))
-        with self.assertRaises(foldsync.FoldError) as caught:
-            await self.bounded(toggle)
-        self.assertEqual(caught.exception.code, "resynced")
-        self.assertIn("may or may not have happened", caught.exception.message)
-        # Its answer never came: dropped with the queue.
-        self.assertFalse([m for m in self.messages if m["type"] in ("ack", "error")])
+        # Sent again with their keys: each answered with the rev of its commit.
+        revs = [await self.bounded(a) for a in actions]
+        self.assertEqual(revs, sorted(set(revs)), "three commits, in the order called")
+        # Every answer the client saw is a repeat's: nothing was applied twice.
+        acks = [m for m in self.messages if m["type"] == "ack"]
+        self.assertEqual({(m["rev"], m.get("duplicate")) for m in acks}, {(r, True) for r in revs})
+        self.assertGreaterEqual(self.daemon.metric("foldsync_duplicate_actions_total"), 3)
         self.assertEqual(self.client.state, "connected")
         await self.wait_for("the mirror to catch up", lambda: self.board.rev == self.daemon.board("default")["rev"])
         self.assertMirrors(self.board)
+        # Applied once: a second toggle would have folded s1 again.
+        self.assertTrue(self.board.state["sections"][1]["expanded"])
+        self.assertEqual(self.board.pending, [])
+        self.assertIs(self.board.state, self.board.confirmed)
         # The connection carries on: the next action is answered.
         rev = await self.bounded(self.board.toggle("s1"))
         self.assertEqual(rev, self.board.rev)
@@ -89,7 +105,7 @@ class StreamResyncedTests(ResyncedTests):
     transport = "stream"
     held = rb"^GET /api/boards/default/events "
 
-    async def test_a_lagging_snapshot_fails_the_actions_waiting(self) -> None:
+    async def test_actions_waiting_through_a_lagging_resync_resolve_once(self) -> None:
         # On the stream the daemon's answer to the toggle is its POST's, which no resync drops.
         self.board = await self.bounded(self.client.subscribe("default"))
         changes = self.board.changes()
@@ -101,9 +117,9 @@ class StreamResyncedTests(ResyncedTests):
         # Its answer is here, waiting for the board's stream to show the change.
         self.assertFalse(toggle.done())
         self.relay.release()
-        change = await self.next_of(changes, 30)
+        change = await self.next_from_daemon(changes, 30)
         while not change.resynced:
-            change = await self.next_of(changes, 30)
+            change = await self.next_from_daemon(changes, 30)
         self.assertEqual(change.reason, "lagging")
         rev = await self.bounded(toggle)
         self.assertEqual(self.board.state["sections"][1]["expanded"], True)

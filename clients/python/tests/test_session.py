@@ -29,8 +29,9 @@ class SessionTests(DaemonCase):
         board.on_change(seen.append)
         rev = await self.bounded(board.toggle("s1"))
         self.assertEqual(rev, 1)
-        # Patch before ack: the change was delivered before toggle resolved.
-        self.assertEqual([c.rev for c in seen], [1])
+        # Shown at the call (a local change at rev 0), then its patch before its ack.
+        self.assertEqual([(c.rev, c.local) for c in seen], [(0, True), (1, False)])
+        seen = seen[1:]
         self.assertEqual(seen[0].ops, [{"op": "replace", "path": "/sections/1/expanded", "value": True}])
         self.assertEqual(seen[0].by, self.client.session)
         self.assertFalse(seen[0].resynced)

@@ -2,16 +2,18 @@
 
 The board turns the mirror's outcomes into `Change`s and decides what a
 snapshot means: the first one answers `subscribe`; a later one is a resync,
-whose reason says why (change.py)."""
+whose reason says why (change.py). It shows the daemon's board (`confirmed`)
+with this client's unanswered actions on top (`state`, pending_actions.py)."""
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any, Callable, Dict, Optional
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional
 
-from .change import EPOCH, LAGGING, PRUNED, Change, Presence
+from .change import EPOCH, LAGGING, PRUNED, Change, Presence, RolledBack
 from .errors import FoldError
 from .feed import Feed, Stream
 from .mirror import CHANGED, DELETED, OUT_OF_STEP, PRESENCE, BoardMirror
+from .pending_actions import PendingActions
 
 if TYPE_CHECKING:
     from .client import Client
@@ -24,6 +26,8 @@ class Board:
         self.following: Optional[int] = None
         self._client = client
         self._mirror = BoardMirror(name)
+        self._pending = PendingActions()
+        self._shown: Any = None  # `confirmed` with the pending actions applied; `confirmed` itself when none apply
         self._feed: Feed[Change] = Feed()
         self._presence: Feed[Presence] = Feed()
         self._ready: "asyncio.Future[None]" = asyncio.get_running_loop().create_future()
@@ -35,13 +39,27 @@ class Board:
 
     @property
     def state(self) -> Any:
-        """The board document at `rev` (None after a deletion). Read-only:
-        successive states share what did not change."""
+        """The board to show: `confirmed` with this client's actions that
+        await their answer applied on top, in the order called; `confirmed`
+        itself when none do (None after a deletion). Read-only: successive
+        states share what did not change."""
+        return self._shown
+
+    @property
+    def confirmed(self) -> Any:
+        """The daemon's board document at `rev`, as GET /api/boards/NAME serves it."""
         return self._mirror.state
 
     @property
     def rev(self) -> Optional[int]:
+        """The rev of `confirmed`."""
         return self._mirror.rev
+
+    @property
+    def pending(self) -> List[str]:
+        """The keys of the actions shown on top of `confirmed` or still
+        waiting for the confirmed board to reach their ack, in call order."""
+        return self._pending.keys
 
     @property
     def epoch(self) -> Optional[str]:
@@ -69,7 +87,7 @@ class Board:
         message = dict(action, board=self.name)
         if if_rev is not None:
             message["ifRev"] = if_rev
-        return await self._client._act(message)
+        return await self._client._act(message, self)
 
     async def toggle(self, section: str, *, if_rev: Optional[int] = None) -> int:
         return await self.act({"type": "toggle", "section": section}, if_rev=if_rev)
@@ -118,12 +136,18 @@ class Board:
     def receive(self, m: Dict[str, Any]) -> Optional[Dict[str, Any]]:
         """Takes one of the daemon's messages about this board; returns a
         subscribe to send when the copy fell out of step."""
+        before = self._mirror.state
         outcome = self._mirror.apply(m)
         if outcome.kind == CHANGED and m.get("type") == "snapshot":
+            self._reshow()
             self._snapshot()
         elif outcome.kind == CHANGED:
             self._asked_since = False
-            self._publish(Change(self.name, self.epoch, self.rev, outcome.ops, self.state, by=m.get("by")))
+            if self._pending:
+                self._pending.patched(before, self.confirmed, self.rev, m.get("by"), self._client.sessions)  # type: ignore[arg-type]
+            self._reshow()
+            self._publish(Change(self.name, self.epoch, self.rev, outcome.ops, self.state, by=m.get("by"),
+                                 confirmed=self.confirmed))
         elif outcome.kind == OUT_OF_STEP:
             return self.subscribe_message()
         elif outcome.kind == PRESENCE:
@@ -149,7 +173,8 @@ class Board:
             self._client._answers_lost()
         self._deleted = False
         self._seen_epoch = self.epoch
-        self._publish(Change(self.name, self.epoch, self.rev, None, self.state, resynced=True, reason=reason))
+        self._publish(Change(self.name, self.epoch, self.rev, None, self.state, resynced=True, reason=reason,
+                             confirmed=self.confirmed))
 
     def refused(self, error: FoldError) -> None:
         """An `error` about this board with no action id: its subscribe was refused."""
@@ -160,8 +185,41 @@ class Board:
             self._mirror.clear()
             self._gone()
 
+    def called(self, key: str, message: Dict[str, Any]) -> None:
+        """An action was put in the outbox with `key`: it is shown at once."""
+        self._pending.add(key, message, message.get("ifRev"))
+        if self._reshow():
+            self._publish_local()
+
+    def answered(self, key: str, message: Dict[str, Any], rev: Optional[int], error: Optional[BaseException]) -> None:
+        """The outbox is done with the action: acknowledged at `rev`, or given
+        up with `error` (the daemon's refusal, `expired`, `closed`), which
+        rolls it back; the application is told of a rollback even when the
+        state shown does not change."""
+        if error is None and rev is not None:
+            self._pending.acked(key, rev)
+            if self._reshow():
+                self._publish_local()
+        elif self._pending.remove(key) is not None:
+            self._reshow()
+            fold = error if isinstance(error, FoldError) else FoldError("internal", str(error), self.name)
+            action = {k: v for k, v in message.items() if k != "key"}
+            self._publish_local(RolledBack(key, action, fold))
+
+    def _reshow(self) -> bool:
+        """Drops what the confirmed board now holds for good and computes the
+        state shown; True when it differs from the one shown before."""
+        self._pending.settle(self.rev)
+        shown, self._shown = self._shown, self._pending.shown(self.confirmed, self.rev)
+        return shown is not self._shown and shown != self._shown
+
+    def _publish_local(self, rolled_back: Optional[RolledBack] = None) -> None:
+        self._publish(Change(self.name, self.epoch, self.rev, None, self.state, confirmed=self.confirmed,
+                             local=True, rolled_back=rolled_back))
+
     def _gone(self) -> None:
         self._deleted = True
+        self._reshow()
         self._publish(Change(self.name, self._seen_epoch, None, None, None, deleted=True))
 
     def _publish(self, change: Change) -> None:

@@ -20,7 +20,10 @@ once the client is connected and every board is resubscribed on that
 connection (the subscribes go first and the daemon answers in order, so the
 action's answer comes after the board's snapshot or resumed patches); what
 a connection that ended left unanswered is sent again with its key on the
-next one."""
+next one, and so is, on the same connection, what a `lagging` resync
+dropped the answers of. Each action is shown on its board from its call
+until its answer (board.py): the board hears of the call here and of the
+answer from the outbox."""
 from __future__ import annotations
 
 import asyncio
@@ -28,7 +31,7 @@ import functools
 import inspect
 import logging
 import urllib.parse
-from typing import Any, Awaitable, Callable, Dict, Optional, Tuple, Union
+from typing import Any, Awaitable, Callable, Dict, List, Optional, Tuple, Union
 
 from websockets.exceptions import WebSocketException
 
@@ -36,7 +39,7 @@ from .backoff import Backoff
 from .board import Board
 from .errors import CLOSED as CLOSED_CODE
 from .errors import DISCONNECTED as DISCONNECTED_CODE
-from .errors import RATE_LIMITED, RESYNCED, FoldError
+from .errors import RATE_LIMITED, FoldError
 from .feed import Feed, Stream
 from .handshake import Refused
 from .history import fetch_history
@@ -71,6 +74,7 @@ class Client:
         self.url = url
         self.identity: Optional[Dict[str, Any]] = None  # the last `authenticated` message
         self.session: Optional[str] = None              # this connection's session, from `hello`
+        self.sessions: List[str] = []                   # this client's sessions so far, the last 16
         self.following = True
         self._tokens = Tokens(token)
         self._token: Optional[str] = None               # the token the connection carries
@@ -95,6 +99,7 @@ class Client:
         self._boards: Dict[str, Board] = {}
         self._pending = Pending()
         self._outbox = Outbox(outbox_max_actions, outbox_max_age)
+        self._outbox.on_finish = self._action_finished
         self._ready = False  # connected, and every board's subscribe sent on this connection: actions may go
         self._flusher: "Optional[asyncio.Task[None]]" = None
         self._ages: "Optional[asyncio.Task[None]]" = None
@@ -428,6 +433,9 @@ class Client:
     async def _on_hello(self, m: Dict[str, Any]) -> None:
         conn_at_hello = self._conn
         self.session = m.get("session")
+        if self.session is not None:
+            # The last 16: a patch `by` one of them may be one of our actions (pending_actions).
+            self.sessions = ([s for s in self.sessions if s != self.session] + [self.session])[-16:]
         self._greeted = True
         # A reconnect() made while this attempt was under way is answered by it.
         self._again = False
@@ -539,10 +547,16 @@ class Client:
     def _answers_lost(self) -> None:
         """A snapshot nobody asked for: the daemon dropped what was queued
         for this connection, acks and errors included (PROTOCOL.md,
-        Guarantees 2). Answers that come out of band (the stream's POSTs)
-        were not queued there."""
-        self._pending.reject_in_band(RESYNCED, "the daemon resynchronised this connection and dropped its "
-                                               "answers: the action may or may not have happened")
+        Guarantees 2). The actions whose answers may be among them are sent
+        again with their keys: the daemon applies each now, or answers it
+        with its first outcome (`duplicate`). Answers that come out of band
+        (the stream's POSTs) were not queued there."""
+        conn = self._conn
+        if conn is None or not conn.in_band:
+            return
+        self._pending.forget_in_band()
+        self._outbox.lost(conn)
+        self._kick()
 
     async def _unsubscribe(self, board: Board) -> None:
         if self._boards.get(board.name) is board:
@@ -550,13 +564,16 @@ class Client:
             await self._send({"type": "unsubscribe", "board": board.name})
         board.end()
 
-    async def _act(self, action: Dict[str, Any]) -> int:
-        """Puts the action in the outbox and waits for its answer. Cancelling
-        the awaiting task removes an action not sent yet, or settles a sent
-        one in the background (the outcome goes to on_outbox)."""
+    async def _act(self, action: Dict[str, Any], board: Optional[Board] = None) -> int:
+        """Puts the action in the outbox, shows it on `board`, and waits for
+        its answer. Cancelling the awaiting task removes an action not sent
+        yet, or settles a sent one in the background (the outcome goes to
+        on_outbox)."""
         if self._closing.is_set():
             raise FoldError(CLOSED_CODE, "the client was closed")
         entry = self._outbox.add(action, asyncio.get_running_loop().time())
+        if board is not None and self._boards.get(board.name) is board:
+            board.called(entry.key, entry.message)
         self._kick()
         if self._ages is None:
             self._ages = self._spawn(self._watch_ages())
@@ -566,6 +583,11 @@ class Client:
             if self._outbox.cancel(entry):
                 self._kick()
             raise
+
+    def _action_finished(self, entry: Entry, rev: Optional[int], error: Optional[BaseException]) -> None:
+        board = self._boards.get(entry.board)
+        if board is not None:
+            board.answered(entry.key, entry.message, rev, error)
 
     # ---- the outbox on the wire ----
 

@@ -7,7 +7,6 @@ from typing import Optional
 # invalid, forbidden, too_large, rate_limited, internal, unavailable):
 DISCONNECTED = "disconnected"  # no connection could be had (connect() gave up)
 CLOSED = "closed"              # the client was closed
-RESYNCED = "resynced"          # a `lagging` snapshot came while the action waited: its answer was dropped
 RATE_LIMITED = "rate_limited"  # the protocol's, named: it is the one refusal that carries no id
 EXPIRED = "expired"            # the protocol's (a settled key) and the outbox's: the action was never applied
 

@@ -22,14 +22,15 @@ or `settle` after a reconnect), and the outcome goes to `outcomes` (the
 client's `on_outbox`), since nobody awaits it any more.
 
 The client (client.py) decides when to send; this module only keeps the
-entries and their state."""
+entries and their state, and tells `on_finish` of each entry it is done
+with (the board rolls a refused action back, pending_actions.py)."""
 from __future__ import annotations
 
 import asyncio
 import itertools
 import secrets
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional
 
 from .errors import EXPIRED, FoldError
 from .feed import Feed
@@ -86,6 +87,8 @@ class Outbox:
         self._counter = itertools.count(1)
         self._entries: List[Entry] = []  # in call order, which is send order
         self.outcomes: Feed[Outcome] = Feed()
+        # Called with each entry as it leaves, before its awaiter hears: (entry, rev, error).
+        self.on_finish: Optional[Callable[[Entry, Optional[int], Optional[BaseException]], None]] = None
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -164,6 +167,8 @@ class Outbox:
 
     def _finish(self, entry: Entry, rev: Optional[int], error: Optional[BaseException]) -> None:
         self._entries.remove(entry)
+        if self.on_finish is not None:
+            self.on_finish(entry, rev, error)
         if entry.cancelled or entry.future.done():
             self._publish(entry, rev, error)
         elif error is not None:

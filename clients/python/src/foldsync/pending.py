@@ -71,12 +71,14 @@ class Pending:
             self._unclaimed.append(error)
             self._claim_all()
 
-    def reject_in_band(self, code: str, message: str) -> None:
+    def forget_in_band(self) -> None:
         """The daemon dropped this connection's queued answers (a `lagging`
-        snapshot): every action whose answer was to come in band loses it.
-        The id-less refusals held were for those actions too."""
+        snapshot): the ids whose answer was to come in band are forgotten
+        (the outbox sends those actions again with their keys and new ids;
+        an answer to an old id that still comes is ignored). The id-less
+        refusals held were for those actions too."""
         for action_id in [a for a in self._waiting if a not in self._out_of_band]:
-            self._settle(action_id, FoldError(code, message))
+            self._pop(action_id)
         self._unclaimed.clear()
 
     def forget(self, action_id: str) -> None:
