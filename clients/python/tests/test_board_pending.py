@@ -27,6 +27,7 @@ def flags(state: Any) -> List[bool]:
 
 class Owner:
     session = "me"
+    sessions = ["me"]
 
     def _answers_lost(self) -> None:
         pass
