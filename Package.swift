@@ -44,7 +44,7 @@ let package = Package(
         .target(name: "FoldCore"),
         .target(name: "FoldSystem"),
         .target(name: "FoldTransport", dependencies: ["FoldCore", "FoldSystem", "CLibWebSockets"], swiftSettings: hotPath),
-        .target(name: "FoldStore", dependencies: ["FoldCore", "CSQLite"]),
+        .target(name: "FoldStore", dependencies: ["FoldCore", "FoldSystem", "CSQLite"]),
         // Token hashing (SHA-256) and constant-time comparison from OpenSSL.
         .target(name: "FoldCrypto", dependencies: ["FoldCore", "CCrypto"]),
         // How other threads reach an lws service thread (the daemon's and the terminal client's).

@@ -1,5 +1,6 @@
 import CSQLite
 import FoldCore
+import FoldSystem
 import Foundation
 
 /// `foldsyncd backup` and `restore` for the SQLite engine.
@@ -131,12 +132,14 @@ public enum SQLiteBackup {
     /// fsync the file, rename it over `target`, fsync the directory: the
     /// new file is there whole after a crash, or the old one is.
     static func durablyRename(_ from: String, to target: String) throws(StoreError) {
-        let fd = open(from, O_RDONLY)
-        guard fd >= 0 else { throw StoreError("cannot open \(from): errno \(errno)") }
-        let synced = fsync(fd)
-        close(fd)
-        guard synced == 0 else { throw StoreError("fsync \(from): errno \(errno)") }
-        guard rename(from, target) == 0 else { throw StoreError("cannot rename \(from) to \(target): errno \(errno)") }
+        do {
+            let fd = try systemCall("open \(from)") { open(from, O_RDONLY) }
+            defer { close(fd) }
+            try systemCall("fsync \(from)") { fsync(fd) }
+            try systemCall("rename \(from) to \(target)") { rename(from, target) }
+        } catch {
+            throw StoreError("cannot put the copy in place: \(error)")
+        }
         let dir = (target as NSString).deletingLastPathComponent
         let dfd = open(dir.isEmpty ? "." : dir, O_RDONLY)
         if dfd >= 0 { _ = fsync(dfd); close(dfd) }

@@ -1,4 +1,5 @@
 import FoldCore
+import FoldSystem
 import Glibc
 
 /// One daemon per SQLite store: an exclusive `flock` on the store's own
@@ -19,13 +20,21 @@ public final class SQLiteStoreHold: @unchecked Sendable {
     /// throws `heldElsewhere` naming the holder's pid when the kernel tells it.
     /// `shown` is the path the user gave, for the message.
     init(file: String, shown: String) throws(StoreError) {
-        fd = open(file, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw StoreError("cannot open \(file) to hold it: \(String(cString: strerror(errno)))") }
-        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
-            let e = errno
-            if e == EINTR { continue }
+        do {
+            fd = try systemCall("open \(file)") { open(file, O_RDONLY | O_CLOEXEC) }
+        } catch {
+            throw StoreError("cannot open \(file) to hold it: \(error)")
+        }
+        let fd = fd
+        let held: Int32?
+        do {
+            held = try nonBlockingCall("flock") { flock(fd, LOCK_EX | LOCK_NB) }
+        } catch {
             Glibc.close(fd)
-            guard e == EWOULDBLOCK else { throw StoreError("cannot hold \(file): flock: \(String(cString: strerror(e)))") }
+            throw StoreError("cannot hold \(file): \(error)")
+        }
+        if held == nil {
+            Glibc.close(fd)
             let name = shown == file ? file : "\(shown) (\(file))"
             let pid = Self.holder(of: file).map { " (pid \($0))" } ?? ""
             var error = StoreError("the store \(name) is held by another foldsyncd\(pid): one SQLite store serves one daemon; stop that one, or give this one another --db")

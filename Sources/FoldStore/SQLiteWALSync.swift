@@ -1,4 +1,5 @@
 import FoldCore
+import FoldSystem
 import Foundation
 import Glibc
 
@@ -27,8 +28,11 @@ final class SQLiteWALSync: @unchecked Sendable {
     /// syncs its directory once, so that the WAL's own name is durable
     /// before anything relies on it.
     init(wal: String) throws(StoreError) {
-        fd = open(wal, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw StoreError("cannot open \(wal) to sync it: \(String(cString: strerror(errno)))") }
+        do {
+            fd = try systemCall("open \(wal)") { open(wal, O_RDONLY | O_CLOEXEC) }
+        } catch {
+            throw StoreError("cannot open \(wal) to sync it: \(error)")
+        }
         let parent = (wal as NSString).deletingLastPathComponent
         let dir = open(parent.isEmpty ? "." : parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if dir >= 0 {
@@ -44,13 +48,18 @@ final class SQLiteWALSync: @unchecked Sendable {
         lock.lock(); defer { lock.unlock() }
         if let failure { throw StoreError(failure) }
         // Closed, its number may name another file by now: syncing that would prove nothing.
-        let ok = !closed && fdatasync(fd) == 0
-        guard ok else {
-            let why = closed ? "the WAL's descriptor is closed" : String(cString: strerror(errno))
-            let reason = "fdatasync of the WAL failed (\(why)): writes may be lost; restart foldsyncd to read back what the file holds"
-            failure = reason
-            throw StoreError(reason)
+        var why = "the WAL's descriptor is closed"
+        if !closed {
+            do {
+                try systemCall("fdatasync") { fdatasync(fd) }
+                return
+            } catch {
+                why = error.description
+            }
         }
+        let reason = "fdatasync of the WAL failed (\(why)): writes may be lost; restart foldsyncd to read back what the file holds"
+        failure = reason
+        throw StoreError(reason)
     }
 
     /// Throws once a sync failed.

@@ -12,9 +12,8 @@ enum System {
         return UInt64(ts.tv_sec) &* 1_000_000_000 &+ UInt64(ts.tv_nsec)
     }
 
-    static func check(_ rc: Int32, _ call: String) throws -> Int32 {
-        if rc < 0 { throw SystemError(call: call, errno: Glibc.errno) }
-        return rc
+    static func check(_ rc: @autoclosure () -> Int32, _ call: String) throws -> Int32 {
+        try systemCall(call, rc)
     }
 
     /// A non-blocking TCP socket connecting to `address`. Returns the fd;
@@ -24,13 +23,17 @@ enum System {
         var one: Int32 = 1
         setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
         var a = address
-        let rc = withUnsafePointer(to: &a) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        if rc < 0 && errno != EINPROGRESS {
-            let e = errno
+        do {
+            try systemCall("connect") {
+                withUnsafePointer(to: &a) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+                }
+            }
+        } catch where error.errno == EINPROGRESS {
+            // Non-blocking: it completes when the socket becomes writable.
+        } catch {
             close(fd)
-            throw SystemError(call: "connect", errno: e)
+            throw error
         }
         return fd
     }
@@ -64,28 +67,21 @@ enum IOResult {
 extension System {
     @inline(__always)
     static func read(_ fd: Int32, _ buf: UnsafeMutableRawPointer, _ count: Int) -> IOResult {
-        while true {
-            let n = Glibc.read(fd, buf, count)
-            if n > 0 { return .done(n) }
-            if n == 0 { return .closed }
-            switch errno {
-            case EINTR: continue
-            case EAGAIN: return .wouldBlock
-            default: return .failed(errno)
-            }
+        do {
+            guard let n = try nonBlockingCall("read", { Glibc.read(fd, buf, count) }) else { return .wouldBlock }
+            return n == 0 ? .closed : .done(n)
+        } catch {
+            return .failed(error.errno)
         }
     }
 
     @inline(__always)
     static func write(_ fd: Int32, _ buf: UnsafeRawPointer, _ count: Int) -> IOResult {
-        while true {
-            let n = send(fd, buf, count, Int32(MSG_NOSIGNAL))
-            if n >= 0 { return .done(n) }
-            switch errno {
-            case EINTR: continue
-            case EAGAIN: return .wouldBlock
-            default: return .failed(errno)
-            }
+        do {
+            guard let n = try nonBlockingCall("send", { send(fd, buf, count, Int32(MSG_NOSIGNAL)) }) else { return .wouldBlock }
+            return .done(n)
+        } catch {
+            return .failed(error.errno)
         }
     }
 }

@@ -90,11 +90,11 @@ import Testing
         _ = m.push(Self.frame("x"))
         _ = m.push(Self.frame("y"))
         guard case .send = flush(&m) else { Issue.record("nothing sent"); return }
-        check(m.refused(errno: EAGAIN) == .handToLWS(from: 0))
+        check(m.refused(code: EAGAIN) == .handToLWS(from: 0))
         check(m.lwsTook(ok: true) == .done([]))
         _ = m.push(Self.frame("z"))
         guard case .send = flush(&m) else { Issue.record("nothing sent"); return }
-        check(m.refused(errno: EPIPE) == .drop)
+        check(m.refused(code: EPIPE) == .drop)
         check(m.failed)
         // lws failing the hand-over is the same.
         var n = WriteMachine(route: .socket, batching: false)
@@ -191,7 +191,7 @@ import Testing
         var m = WriteMachine(route: .socket, batching: false)
         _ = m.push(Self.frame("first"))
         guard case .send = flush(&m) else { Issue.record("nothing sent"); return }
-        check(m.refused(errno: EAGAIN) == .handToLWS(from: 0))
+        check(m.refused(code: EAGAIN) == .handToLWS(from: 0))
         _ = m.lwsTook(ok: true)
         let bound = QueueBound(frames: 8, bytes: 1 << 20)
         var admitted = 0

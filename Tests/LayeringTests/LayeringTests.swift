@@ -73,6 +73,32 @@ import Testing
         #expect(mailbox.map(\.module) == ["FoldSystem"], "\(mailbox.map(\.line))")
     }
 
+    /// `errno` is read in one place, FoldSystem's `systemCall`: every other
+    /// C call goes through it (a SystemError's `errno` field and `errno:`
+    /// labels are not reads of the C variable).
+    @Test func errnoIsReadOnlyByTheChecker() throws {
+        let files = try #require(FileManager.default.enumerator(atPath: Self.sources.path)).compactMap { $0 as? String }
+        var readers: [String] = []
+        var checked = 0
+        for file in files where file.hasSuffix(".swift") {
+            let text = try String(contentsOfFile: Self.sources.appendingPathComponent(file).path, encoding: .utf8)
+            checked += 1
+            for (n, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated()
+            where ErrnoReads.reads(line) && file != "FoldSystem/SystemError.swift" {
+                readers.append("\(file):\(n + 1): \(line.trimmingCharacters(in: .whitespaces))")
+            }
+        }
+        #expect(checked > 200)
+        #expect(readers.isEmpty, "\(readers.joined(separator: "\n"))")
+    }
+
+    @Test(arguments: ["if errno == EINTR { continue }", "let e = Glibc.errno", "throw E(errno)", "x(errno: errno)"])
+    func anErrnoReadIsSeen(line: String) { #expect(ErrnoReads.reads(Substring(line))) }
+
+    @Test(arguments: ["result = c.out.refused(code: error.errno)", "/// its errno", "public let errno: Int32",
+                      "init(call: String, errno: Int32)", "// errno == EINTR", "let errnoText = 1"])
+    func whatOnlyNamesErrnoIsNoRead(line: String) { #expect(!ErrnoReads.reads(Substring(line))) }
+
     @Test(arguments: [("CSQLite", "FoldStore"), ("CCrypto", "FoldCrypto"), ("CLibWebSockets", "FoldTransport"),
                       ("CLibPQ", "FoldPostgres")])
     func oneImporterPerCLibrary(module: String, owner: String) throws {
@@ -162,5 +188,27 @@ enum SwiftImports {
         guard let path = words.first, let first = path.split(separator: ".").first,
               first.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }) else { return nil }
         return String(first)
+    }
+}
+
+/// A line that reads C's `errno`: the word `errno` in code (not a comment),
+/// not a member (`.errno`), not a label or parameter (`errno:`), not
+/// declared (`let errno`).
+enum ErrnoReads {
+    static func reads(_ rawLine: Substring) -> Bool {
+        let code = rawLine.range(of: "//").map { rawLine[..<$0.lowerBound] } ?? rawLine
+        var rest = code[...]
+        while let r = rest.range(of: "errno") {
+            let before = rest[..<r.lowerBound].last
+            let after = rest[r.upperBound...].first
+            let word = !(before.map { $0.isLetter || $0.isNumber || $0 == "_" } ?? false)
+                && !(after.map { $0.isLetter || $0.isNumber || $0 == "_" } ?? false)
+            let member = before == "." && !rest[..<r.lowerBound].hasSuffix("Glibc.")
+            let label = rest[r.upperBound...].drop { $0 == " " }.first == ":"
+            let declared = rest[..<r.lowerBound].hasSuffix("let ") || rest[..<r.lowerBound].hasSuffix("var ")
+            if word && !member && !label && !declared { return true }
+            rest = rest[r.upperBound...]
+        }
+        return false
     }
 }

@@ -65,12 +65,10 @@ extension WebServer {
     /// it in a loop, and nothing ends the stream. Asked once a second (a
     /// peek: nothing is consumed), which bounds that loop to the sweep.
     func sweepClosedStreams() {
-        var byte: UInt8 = 0
         for s in exchanges.values where s.stream != nil && s.headersSent && !s.stream!.ending {
             let fd = lws_get_socket_fd(s.wsi)
             guard fd >= 0 else { continue }
-            let n = recv(fd, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
-            guard n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) else { continue }
+            guard Self.peerHasGone(socket: fd) else { continue }
             // Closed from its own WRITEABLE (below): lws' timeout would not
             // close it while the loop spins on it.
             s.stream!.ending = true

@@ -1,5 +1,6 @@
 import CLibWebSockets
 import FoldCore
+import FoldSystem
 import Glibc
 
 /// The WebSocket half of the callbacks: a connection opens, a message arrives. Service thread.
@@ -75,9 +76,11 @@ extension WebServer {
     static func peerHasGone(socket fd: Int32) -> Bool {
         guard fd >= 0 else { return true }
         var byte: UInt8 = 0
-        let n = recv(fd, &byte, 1, Int32(MSG_PEEK) | Int32(MSG_DONTWAIT))
-        if n == 0 { return true }
-        if n < 0 { return errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR }
-        return false
+        do {
+            // Nothing to read yet (nil) or data waiting: a live peer. End of stream or an error: gone.
+            return try nonBlockingCall("recv") { recv(fd, &byte, 1, Int32(MSG_PEEK) | Int32(MSG_DONTWAIT)) } == 0
+        } catch {
+            return true
+        }
     }
 }

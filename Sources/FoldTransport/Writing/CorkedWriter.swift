@@ -145,7 +145,7 @@ final class CorkedWriter {
                 }
                 result = c.out.sent(n, of: o.count)
             } catch {
-                result = c.out.refused(errno: error.errno)
+                result = c.out.refused(code: error.errno)
             }
         case .lwsRaw:
             result = c.out.lwsTook(ok: lws_write(c.wsi, o.bytes, o.count, fs_lws_write_raw()) >= o.count)

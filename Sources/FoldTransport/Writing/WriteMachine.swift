@@ -225,7 +225,7 @@ struct WriteMachine: ~Copyable {
 
     /// The socket refused the send with `errno`: full (lws takes it all and
     /// sends it on POLLOUT), or the peer is gone.
-    mutating func refused(errno code: Int32) -> AfterSend {
+    mutating func refused(code: Int32) -> AfterSend {
         code == EAGAIN || code == EWOULDBLOCK ? .handToLWS(from: 0) : fail()
     }
 

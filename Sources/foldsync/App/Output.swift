@@ -1,4 +1,5 @@
 import Glibc
+import FoldSystem
 
 /// Writing to stdout and stderr with plain `write(2)`: unbuffered, so every
 /// line is out when the call returns (what `watch` piped into another
@@ -11,11 +12,7 @@ enum Output {
         bytes.withUnsafeBytes { raw -> Bool in
             var offset = 0
             while offset < raw.count {
-                let n = Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    return false
-                }
+                guard let n = try? systemCall("write", { Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset) }) else { return false }
                 offset += n
             }
             return true

@@ -1,5 +1,6 @@
 import FoldClient
 import FoldCore
+import FoldSystem
 import FoldTransport
 import Foundation
 
@@ -64,8 +65,7 @@ final class LiveView: SessionHandler {
         let thread = Thread { @Sendable in
             var buffer = [UInt8](repeating: 0, count: 1024)
             while true {
-                let n = read(0, &buffer, buffer.count)
-                if n < 0 && errno == EINTR { continue }
+                let n = (try? systemCall("read") { read(0, &buffer, buffer.count) }) ?? 0
                 if n <= 0 {
                     inbox.post(.inputClosed)
                     return
