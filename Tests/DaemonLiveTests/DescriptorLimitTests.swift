@@ -38,22 +38,25 @@ import Testing
         // Try far more connections than 128 descriptors allow.
         var open: [TestSocket] = [first]
         var refused = 0, answered503 = 0
+        var otherwise: [String] = []
         for _ in 0..<200 {
             do {
                 let s = try TestSocket(port: port)
-                _ = try s.recvJSON(timeout: 2)  // hello: really admitted
+                // hello: really admitted (a machine busy with other tests may take seconds)
+                _ = try s.recvJSON(timeout: 10)
                 open.append(s)
             } catch let r as UpgradeRefused {
                 refused += 1
-                if r.status == 503 { answered503 += 1 }
+                if r.status == 503 { answered503 += 1 } else { otherwise.append(r.statusLine) }
             } catch {
                 refused += 1
+                otherwise.append("\(error)")
             }
         }
         #expect(refused > 0, "all 200 were admitted under a 128-descriptor limit")
         #expect(open.count > 60, "the daemon held only \(open.count) connections")
         // One at a time, each refusal is a clean answer, not a dropped socket.
-        #expect(answered503 == refused, "\(refused) refused, \(answered503) of them with 503")
+        #expect(answered503 == refused, "\(refused) refused, \(answered503) of them with 503; the others: \(otherwise)")
 
         // No busy loop while the table is full: CPU over 2 s stays small.
         func cpuTicks() -> Int {

@@ -9,7 +9,7 @@ import Testing
     func makeThreeChanges(_ d: DaemonProcess) throws -> [Int] {
         try ["s0", "s1", "s2"].map { s in
             let r = try d.http("POST", "/api/boards/default/actions", body: #"{"type":"toggle","section":"\#(s)"}"#)
-            return try #require(try r.json().rev)
+            return try #require(try r.json().rev, "HTTP \(r.status): \(String(decoding: r.body, as: UTF8.self))")
         }
     }
 
