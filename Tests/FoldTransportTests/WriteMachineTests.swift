@@ -138,6 +138,41 @@ import Testing
         check(!m.askWritable(), "a closed connection asks lws for nothing")
     }
 
+    /// The close only moves forward, and what ended it is still read after lws closed.
+    @Test mutating func theCloseMovesForwardAndRemembersWhatEndedIt() {
+        var m = WriteMachine(route: .socket, batching: false)
+        check(m.phase == .open && !m.isClosing)
+        check(m.closeRequested(code: 1001, reason: "bye", flush: true))
+        check(m.phase == .closing(code: 1001, reason: "bye") && m.isClosing)
+        m.peerBeganClose()
+        check(m.phase == .peerClosing, "the peer's close overtakes ours: lws answers it")
+        check(!m.closeRequested(code: 1000, reason: "late", flush: true))
+        _ = m.push(Self.frame("x"))
+        check(m.askWritable())
+        guard case .nothing = writable(&m) else { Issue.record("a close frame of ours after the peer's"); return }
+        m.lwsClosed()
+        check(m.phase == .closed(peerClosed: true, failed: false) && m.peerClosing && !m.failed && m.closed)
+        m.peerBeganClose()
+        check(m.closed, "nothing reopens it")
+
+        var f = WriteMachine(route: .socket, batching: false)
+        _ = f.push(Self.frame("y"))
+        guard case .send = flush(&f) else { Issue.record("nothing sent"); return }
+        check(f.refused(code: EPIPE) == .drop)
+        check(f.phase == .failed && f.isClosing)
+        check(!f.push(Self.frame("z")), "nothing is queued for a peer that is gone")
+        check(!f.pingRequested())
+        f.lwsClosed()
+        check(f.phase == .closed(peerClosed: false, failed: true) && f.failed && !f.peerClosing)
+
+        var p = WriteMachine(route: .socket, batching: false)
+        p.peerBeganClose()
+        _ = p.push(Self.frame("w"))
+        check(p.askWritable())
+        _ = writable(&p)
+        check(p.phase == .peerClosing, "a failure after the peer's close is still the peer's close")
+    }
+
     /// Writes 40 messages in 50 ms (800/s, over the hot rate), each at once; the time after them, or nil on a failure.
     mutating func heat(_ m: inout WriteMachine) -> UInt64? {
         var now: UInt64 = 1_000_000_000

@@ -37,16 +37,10 @@ struct WriteMachine: ~Copyable {
     private(set) var onFlushList = false
     /// A WRITEABLE callback is asked for (one at a time).
     private(set) var writableAsked = false
-    /// The peer sent a close frame: lws answers it, and nothing may follow.
-    private(set) var peerClosing = false
-    /// lws closed the connection.
-    private(set) var closed = false
-    /// The close frame to send once the queue is written; the code as its number.
-    private(set) var closeRequest: (code: UInt16, reason: String)?
+    /// How far the connection's close has gone (one state: only forward).
+    private(set) var phase: Phase = .open
     /// The keep-alive's PING is to go out in the next WRITEABLE.
     private(set) var pingDue = false
-    /// A write failed: the peer is gone.
-    private(set) var failed = false
     /// Set by `discardQueued` (a resync): the shell hears when the queue
     /// empties again, and only then, so the hot path reports nothing.
     private(set) var drainWatched = false
@@ -58,12 +52,31 @@ struct WriteMachine: ~Copyable {
     /// slower). A client gets at most a write per answer it asked for.
     private(set) var replyDepth = 0
 
+    /// The close, where it stands: open; a close asked for (its frame goes
+    /// once the queue is written); the peer's close frame came (lws answers
+    /// it, and nothing of ours may follow); a write failed (the peer is
+    /// gone); lws closed the connection, remembering which of those ended it.
+    enum Phase: Equatable {
+        case open
+        case closing(code: UInt16, reason: String)
+        case peerClosing
+        case failed
+        case closed(peerClosed: Bool, failed: Bool)
+    }
+
     init(route: Route, batching: Bool) {
         self.route = route
         self.batching = batching
     }
 
-    var isClosing: Bool { closeRequest != nil }
+    /// Past open: nothing more is queued.
+    var isClosing: Bool { phase != .open }
+    /// The peer began the close (before lws closed, or it was what ended it).
+    var peerClosing: Bool { phase == .peerClosing || phase == .closed(peerClosed: true, failed: false) }
+    /// A write failed: the peer is gone.
+    var failed: Bool { phase == .failed || phase == .closed(peerClosed: false, failed: true) }
+    /// lws closed the connection.
+    var closed: Bool { if case .closed = phase { true } else { false } }
 
     // MARK: Inputs from the daemon
 
@@ -71,7 +84,7 @@ struct WriteMachine: ~Copyable {
     /// `reply`: an answer to this client, written without pacing's wait.
     @inline(__always)
     mutating func push(_ frame: OutFrame, reply: Bool = false) -> Bool {
-        guard closeRequest == nil else { return false }
+        guard phase == .open else { return false }
         queue.push(frame)
         if reply {
             replyDepth = queue.count
@@ -107,15 +120,15 @@ struct WriteMachine: ~Copyable {
     /// is false. False when one was asked for already. The shell then asks
     /// for WRITEABLE (`askWritable`), where the close frame goes out.
     mutating func closeRequested(code: UInt16, reason: String, flush: Bool) -> Bool {
-        guard closeRequest == nil else { return false }
+        guard phase == .open else { return false }
         if !flush { queue.removeAll() }
-        closeRequest = (code, String(reason.utf8.prefix(120)) ?? "")
+        phase = .closing(code: code, reason: String(reason.utf8.prefix(120)) ?? "")
         return true
     }
 
     /// The keep-alive wants a PING out: true when the shell must ask for WRITEABLE.
     mutating func pingRequested() -> Bool {
-        guard !closed, !peerClosing, closeRequest == nil else { return false }
+        guard phase == .open else { return false }
         pingDue = true
         return askWritable()
     }
@@ -131,8 +144,17 @@ struct WriteMachine: ~Copyable {
 
     // MARK: Inputs from lws and the clock
 
-    mutating func peerBeganClose() { peerClosing = true }
-    mutating func lwsClosed() { closed = true }
+    mutating func peerBeganClose() {
+        switch phase {
+        case .open, .closing: phase = .peerClosing
+        case .peerClosing, .failed, .closed: break
+        }
+    }
+
+    mutating func lwsClosed() {
+        guard !closed else { return }
+        phase = .closed(peerClosed: phase == .peerClosing, failed: phase == .failed)
+    }
 
     /// The pacer's timer: the wait is over. True when the shell should enlist it for a flush.
     mutating func waitOver() -> Bool {
@@ -158,7 +180,11 @@ struct WriteMachine: ~Copyable {
     /// connection and the queue's bound stays the daemon's.
     @inline(__always)
     mutating func flush(now: UInt64, lwsHolding: () -> Bool, pacing: inout Pacing, into buffer: WriteBuffer) -> FlushStep {
-        guard !closed, !peerClosing, !writableAsked, !pace.waiting, !queue.isEmpty else { return .nothing }
+        switch phase {
+        case .open, .closing: break
+        case .peerClosing, .failed, .closed: return .nothing
+        }
+        guard !writableAsked, !pace.waiting, !queue.isEmpty else { return .nothing }
         if replyDepth == 0, let due = pacing.hold(&pace, now: now) { return .wait(until: due) }
         guard route != .lwsFramed, !lwsHolding() else { return askWritable() ? .askWritable : .nothing }
         return .send(take(into: buffer, now: now, pacing: &pacing))
@@ -178,15 +204,15 @@ struct WriteMachine: ~Copyable {
     mutating func writable(now: UInt64, pacing: inout Pacing, into buffer: WriteBuffer) -> WritableStep {
         writableAsked = false
         // lws is answering the peer's close: no data frame may follow it.
-        if peerClosing { return .nothing }
+        if phase == .peerClosing { return .nothing }
         // Here lws holds nothing unsent, so the PING cannot cut into a frame of ours.
-        if pingDue && closeRequest == nil {
+        if pingDue && phase == .open {
             pingDue = false
             return .ping
         }
         if queue.isEmpty {
-            guard let close = closeRequest else { return .nothing }
-            return .sendClose(code: close.code, reason: close.reason)
+            guard case .closing(let code, let reason) = phase else { return .nothing }
+            return .sendClose(code: code, reason: reason)
         }
         if pace.waiting { return .nothing }
         return .send(take(into: buffer, now: now, pacing: &pacing))
@@ -236,7 +262,8 @@ struct WriteMachine: ~Copyable {
     }
 
     private mutating func fail() -> AfterSend {
-        failed = true
+        // The peer's close, when it came first, is what ended it.
+        if phase != .peerClosing && !closed { phase = .failed }
         return .drop
     }
 
@@ -244,7 +271,7 @@ struct WriteMachine: ~Copyable {
     private mutating func written() -> Next {
         var n: Next = []
         if queue.isEmpty {
-            if closeRequest != nil { n = next(n) }
+            if case .closing = phase { n = next(n) }
             if drainWatched {
                 drainWatched = false
                 n.insert(.drained)
