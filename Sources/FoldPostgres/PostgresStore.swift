@@ -1,5 +1,6 @@
 import CLibPQ
 import FoldCore
+import Glibc
 
 /// The PostgreSQL engine: boards and their change log in tables, one
 /// transaction per batch (so a group of changes costs one WAL flush), the
@@ -124,10 +125,29 @@ public final class PostgresStore: BoardStore, @unchecked Sendable {
                 // The COMMIT may or may not have happened: read the outcome back, never guess,
                 // once the old session is over (it may still be committing).
                 link.drop()
+                if try readBack(batch, committedBy: backend) { return }
+                throw error
+            }
+        }
+    }
+
+    /// Whether a batch whose COMMIT lost its connection is in the database,
+    /// once the session that ran it has ended. The link that just broke may
+    /// still refuse a connection or two, so the read-back is tried again
+    /// (50 ms, doubling to 400 ms) for up to `timeoutMs` before the answer is
+    /// "unknown" (the error thrown).
+    private func readBack(_ batch: CommitBatch, committedBy backend: Int32) throws(PGError) -> Bool {
+        let deadline = ContinuousClock.now + .milliseconds(link.timeoutMs)
+        var wait = 50
+        while true {
+            do throws(PGError) {
                 let fresh = try link.connection()
                 try PostgresBatch.awaitEnd(of: backend, on: fresh, timeoutMs: link.timeoutMs)
-                if try PostgresBatch.isCommitted(batch, on: fresh) { return }
-                throw error
+                return try PostgresBatch.isCommitted(batch, on: fresh)
+            } catch where error.connectionLost && ContinuousClock.now + .milliseconds(wait) < deadline {
+                link.drop()
+                usleep(UInt32(wait) * 1_000)
+                wait = min(wait * 2, 400)
             }
         }
     }

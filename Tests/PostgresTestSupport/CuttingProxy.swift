@@ -23,7 +23,9 @@ public final class CuttingProxy: @unchecked Sendable {
         case beforeCommit
         /// The COMMIT forwarded, its answer withheld, both sockets closed once
         /// the server has had `settleMs` to commit: the change is in, the daemon cannot know.
-        case afterCommit(settleMs: Int)
+        /// The next `refusing` connections after the cut are closed as soon as accepted
+        /// (a link that is still down when the daemon comes back to read the outcome).
+        case afterCommit(settleMs: Int, refusing: Int = 0)
     }
 
     public let port: Int
@@ -34,6 +36,8 @@ public final class CuttingProxy: @unchecked Sendable {
     private var stopped = false
     private var links: [Link] = []
     private var cutCount = 0
+    private var toRefuse = 0
+    private var refusedCount = 0
     private var acceptor: Thread?
 
     /// Listens on 127.0.0.1 on a free port and forwards to `upstreamPort` there.
@@ -72,6 +76,9 @@ public final class CuttingProxy: @unchecked Sendable {
     /// COMMITs cut so far.
     public var cuts: Int { lock.withLock { cutCount } }
 
+    /// Connections closed as soon as accepted, after a cut `refusing` them.
+    public var refused: Int { lock.withLock { refusedCount } }
+
     /// Waits (at most `timeout` s) until `count` COMMITs have been cut.
     public func waitForCuts(_ count: Int, timeout: Double = 10) -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
@@ -104,6 +111,13 @@ public final class CuttingProxy: @unchecked Sendable {
             guard poll(&p, 1, 100) > 0 else { continue }
             let client = accept(listener, nil, nil)
             guard client >= 0 else { continue }
+            let refuse = lock.withLock { () -> Bool in
+                guard toRefuse > 0 else { return false }
+                toRefuse -= 1
+                refusedCount += 1
+                return true
+            }
+            if refuse { close(client); continue }
             let server = Self.connectLoopback(upstreamPort)
             guard server >= 0 else { close(client); continue }
             let link = Link(client: client, server: server)
@@ -140,10 +154,11 @@ public final class CuttingProxy: @unchecked Sendable {
                 switch cut {
                 case .beforeCommit:
                     return
-                case .afterCommit(let settleMs):
+                case .afterCommit(let settleMs, let refusing):
                     link.mute()
                     _ = link.writeServer(head + body)
                     usleep(UInt32(settleMs) * 1_000)
+                    lock.withLock { toRefuse = refusing }
                     return
                 }
             }

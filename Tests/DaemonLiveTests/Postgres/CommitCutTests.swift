@@ -71,6 +71,24 @@ import Testing
         #expect(try rig.loggedRevs() == Array(1..<(rig.rev + 3)))
     }
 
+    /// The link is still down when the daemon comes back to read the
+    /// outcome: its first connections are refused, and the read-back tries
+    /// again until it gets an answer from the database.
+    @Test func aReadBackThatCannotConnectAtFirstTriesAgain() throws {
+        var rig = try Rig()
+        defer { rig.shutdown() }
+        rig.proxy.arm(.afterCommit(settleMs: 200, refusing: 2))
+        let got = try rig.actor.answer(Wire.action(.toggle, id: "cut", #""section":"s0""#), id: "cut")
+        #expect(rig.proxy.cuts == 1)
+        #expect(rig.proxy.refused == 2, "the daemon's first two connections after the cut were refused")
+        #expect(got.type == "ack" && got.rev == rig.rev + 1, "in the log, so acknowledged: \(got)")
+        let patch = try rig.watcher.recvSkippingPresence()
+        #expect(patch.type == "patch" && patch.rev == rig.rev + 1)
+        rig.view = try JSONPatch.apply(try #require(patch["ops"]), to: rig.view)
+        #expect(try rig.head()["state"] == rig.view)
+        #expect(try rig.loggedRevs() == Array(1..<(rig.rev + 2)))
+    }
+
     @Test func aCommitCutBeforeTheServerIsRefusedAndLeavesNoGap() throws {
         var rig = try Rig()
         defer { rig.shutdown() }
