@@ -1,3 +1,4 @@
+import FoldSystem
 import CSQLite
 import Dispatch
 import FoldCore
@@ -21,7 +22,7 @@ final class SQLiteCheckpointer: @unchecked Sendable {
     private let wake = DispatchSemaphore(value: 0)
     private let done = DispatchSemaphore(value: 0)
     /// Set once, by `stop`, read by the thread after each wake-up.
-    private let stopping = LockedFlag()
+    private let stopping = Locked(false)
     private var started = false
 
     init(path: String) { self.path = path }
@@ -36,7 +37,10 @@ final class SQLiteCheckpointer: @unchecked Sendable {
             return SQLITE_OK
         }, me)
         started = true
-        let thread = Thread { [self] in run() }
+        let thread = Thread { [self] in
+            ThreadName.set("foldsync-checkpoint")
+            run()
+        }
         thread.name = "foldsync-checkpoint"
         thread.start()
     }
@@ -45,7 +49,7 @@ final class SQLiteCheckpointer: @unchecked Sendable {
     func stop(timeout: Double = 5) {
         guard started else { return }
         started = false
-        stopping.set()
+        stopping.withLock { $0 = true }
         wake.signal()
         _ = done.wait(timeout: .now() + timeout)
     }
@@ -65,7 +69,7 @@ final class SQLiteCheckpointer: @unchecked Sendable {
         guard (try? db.execute("PRAGMA journal_mode=WAL")) != nil else { return }
         while true {
             wake.wait()
-            if stopping.isSet { return }
+            if stopping.withLock({ $0 }) { return }
             // Coalesce the wake-ups of commits that happened meanwhile.
             while wake.wait(timeout: .now()) == .success {}
             // PASSIVE copies what no reader still needs and never waits for a lock;
@@ -73,12 +77,4 @@ final class SQLiteCheckpointer: @unchecked Sendable {
             _ = sqlite3_wal_checkpoint_v2(db.handle, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
         }
     }
-}
-
-/// A flag one thread sets and another reads.
-final class LockedFlag: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value = false
-    func set() { lock.lock(); value = true; lock.unlock() }
-    var isSet: Bool { lock.lock(); defer { lock.unlock() }; return value }
 }

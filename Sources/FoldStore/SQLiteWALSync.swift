@@ -17,12 +17,15 @@ import Glibc
 /// write and a later sync can succeed without them, so the store refuses
 /// every later commit and sync: only a restart, which reads the file back,
 /// says what it holds.
-final class SQLiteWALSync: @unchecked Sendable {
+final class SQLiteWALSync: Sendable {
     private let fd: Int32
-    private let lock = NSLock()
-    /// Why the store refuses writes for good (nil while syncs succeed).
-    private var failure: String?
-    private var closed = false
+    private struct State {
+        /// Why the store refuses writes for good (nil while syncs succeed).
+        var failure: String?
+        var closed = false
+    }
+    /// Held across the `fdatasync`, so a close never lands in the middle of one.
+    private let state = Locked(State())
 
     /// Opens the WAL at `wal` (as SQLite names it), which must exist, and
     /// syncs its directory once, so that the WAL's own name is durable
@@ -45,34 +48,35 @@ final class SQLiteWALSync: @unchecked Sendable {
 
     /// Makes every frame written so far durable. Any one thread.
     func sync() throws(StoreError) {
-        lock.lock(); defer { lock.unlock() }
-        if let failure { throw StoreError(failure) }
-        // Closed, its number may name another file by now: syncing that would prove nothing.
-        var why = "the WAL's descriptor is closed"
-        if !closed {
-            do {
-                try systemCall("fdatasync") { fdatasync(fd) }
-                return
-            } catch {
-                why = error.description
+        let failure = state.withLock { s -> String? in
+            if let failure = s.failure { return failure }
+            // Closed, its number may name another file by now: syncing that would prove nothing.
+            var why = "the WAL's descriptor is closed"
+            if !s.closed {
+                do throws(SystemError) {
+                    try systemCall("fdatasync") { fdatasync(fd) }
+                    return nil
+                } catch {
+                    why = error.description
+                }
             }
+            s.failure = "fdatasync of the WAL failed (\(why)): writes may be lost; restart foldsyncd to read back what the file holds"
+            return s.failure
         }
-        let reason = "fdatasync of the WAL failed (\(why)): writes may be lost; restart foldsyncd to read back what the file holds"
-        failure = reason
-        throw StoreError(reason)
+        if let failure { throw StoreError(failure) }
     }
 
     /// Throws once a sync failed.
     func check() throws(StoreError) {
-        lock.lock(); let failure = self.failure; lock.unlock()
-        if let failure { throw StoreError(failure) }
+        if let failure = state.withLock({ $0.failure }) { throw StoreError(failure) }
     }
 
     /// Only after the last `sync` returned.
     func close() {
-        lock.lock(); defer { lock.unlock() }
-        guard !closed else { return }
-        closed = true
-        Glibc.close(fd)
+        state.withLock { s in
+            guard !s.closed else { return }
+            s.closed = true
+            Glibc.close(fd)
+        }
     }
 }

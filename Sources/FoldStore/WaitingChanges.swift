@@ -1,4 +1,5 @@
 import FoldCore
+import FoldSystem
 import Foundation
 
 /// The changes waiting in the journal (`LogPlacement`), as committed, for the
@@ -6,26 +7,23 @@ import Foundation
 /// `chunks`. The committer replaces a board's list after each commit and
 /// before any of its changes is acknowledged, so a read asked after an ack
 /// finds the change here or, once moved, in a chunk its transaction sees.
-final class WaitingChanges: @unchecked Sendable {
-    private let lock = NSLock()
-    private var boards: [String: [StoredChange]] = [:]
+final class WaitingChanges: Sendable {
+    private let boards = Locked<[String: [StoredChange]]>([:])
 
     /// Appends in place: the list is not copied unless a reader holds it at that moment.
     func apply(_ updates: [String: LogPlacement.Update]) {
         guard !updates.isEmpty else { return }
-        lock.lock()
-        for (name, update) in updates {
-            switch update {
-            case .append(let changes): boards[name, default: []].append(contentsOf: changes)
-            case .replace(let changes): boards[name] = changes.isEmpty ? nil : changes
+        boards.withLock { boards in
+            for (name, update) in updates {
+                switch update {
+                case .append(let changes): boards[name, default: []].append(contentsOf: changes)
+                case .replace(let changes): boards[name] = changes.isEmpty ? nil : changes
+                }
             }
         }
-        lock.unlock()
     }
 
     func changes(of board: String) -> [StoredChange] {
-        lock.lock()
-        defer { lock.unlock() }
-        return boards[board] ?? []
+        boards.withLock { $0[board] ?? [] }
     }
 }

@@ -5,7 +5,7 @@ import Glibc
 /// freeing what they hold (a committed batch: every board it saw, every
 /// record) costs neither the committer nor the event loop any time: it
 /// runs when the core would otherwise be idle. Woken only when it sleeps.
-public final class Reaper: Sendable {
+public final class Reaper: Service, Sendable {
     private struct Queue {
         var values: [any Sendable] = []
         var sleeping = false
@@ -14,7 +14,7 @@ public final class Reaper: Sendable {
     private let queue = Locked(Queue())
     private let wake = DispatchSemaphore(value: 0)
     private let done = DispatchSemaphore(value: 0)
-    private let name: String
+    public let name: String
 
     public init(name: String) { self.name = name }
 
@@ -44,15 +44,15 @@ public final class Reaper: Sendable {
         if wasSleeping == true { wake.signal() }
     }
 
-    /// Frees what is queued, then ends the thread; waits at most `timeout`.
-    public func stop(timeout: Double = 2) {
+    /// Frees what is queued, then ends the thread; waits for it until `deadline`.
+    public func stop(deadline: ContinuousClock.Instant) -> Bool {
         let wasSleeping = queue.withLock { q -> Bool in
             q.stopping = true
             defer { q.sleeping = false }
             return q.sleeping
         }
         if wasSleeping { wake.signal() }
-        _ = done.wait(timeout: .now() + timeout)
+        return done.wait(until: deadline)
     }
 
     private func run() {

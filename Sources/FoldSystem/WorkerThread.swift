@@ -1,7 +1,8 @@
 import Foundation
 
 /// A thread of its own that runs jobs in the order they were handed over:
-/// the committer's and the reader's. Any thread may hand over a job.
+/// the committer's, its sync thread's and the reader's (each a `Service`
+/// around one). Any thread may hand over a job.
 public final class WorkerThread<Job: Sendable>: Sendable {
     private let name: String
     private let jobs = Locked<[Job]>([])
@@ -42,9 +43,10 @@ public final class WorkerThread<Job: Sendable>: Sendable {
         signal.signal()
     }
 
-    /// Hands over `last` (a job that ends the thread) behind the others; waits at most `timeout` for it.
-    public func finish(with last: Job, timeout: Double) {
+    /// Hands over `last` (a job that ends the thread) behind the others and
+    /// waits for the thread to end until `deadline`; false when it has not.
+    public func finish(with last: Job, until deadline: ContinuousClock.Instant) -> Bool {
         enqueue(last)
-        _ = done.wait(timeout: .now() + timeout)
+        return done.wait(until: deadline)
     }
 }

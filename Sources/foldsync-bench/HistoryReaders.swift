@@ -1,4 +1,5 @@
 import FoldCore
+import FoldSystem
 import Foundation
 import Glibc
 
@@ -6,7 +7,7 @@ import Glibc
 /// for the latest `limit` history entries of a board `perSecond` times a
 /// second over HTTP, beside the writers, so the writers' ack times show
 /// what history reads cost them.
-final class HistoryReaders: @unchecked Sendable {
+final class HistoryReaders: Sendable {
     struct Result {
         var reads = 0
         var failures = 0
@@ -14,10 +15,12 @@ final class HistoryReaders: @unchecked Sendable {
         var p50 = 0.0, p99 = 0.0
     }
 
-    private let lock = NSLock()
-    private var running = true
-    private var latencies: [Double] = []
-    private var result = Result()
+    private struct Seen {
+        var running = true
+        var latencies: [Double] = []
+        var result = Result()
+    }
+    private let seen = Locked(Seen())
     private let finished = DispatchGroup()
 
     /// Reader k reads `boards[k % boards.count]` on `nodes[k % nodes.count]`.
@@ -46,21 +49,22 @@ final class HistoryReaders: @unchecked Sendable {
         }
     }
 
-    private var isRunning: Bool { lock.lock(); defer { lock.unlock() }; return running }
+    private var isRunning: Bool { seen.withLock { $0.running } }
 
     private func record(ok: Bool, bytes: Int, ms: Double) {
-        lock.lock(); defer { lock.unlock() }
-        guard running else { return }
-        if ok { result.reads += 1; result.bytes += bytes; latencies.append(ms) } else { result.failures += 1 }
+        seen.withLock { s in
+            guard s.running else { return }
+            if ok { s.result.reads += 1; s.result.bytes += bytes; s.latencies.append(ms) } else { s.result.failures += 1 }
+        }
     }
 
     /// Stops them (a read in progress is not counted) and returns what they saw.
     func stop() -> Result {
-        lock.lock()
-        running = false
-        var r = result
-        let sorted = latencies.sorted()
-        lock.unlock()
+        let (seenSoFar, sorted) = seen.withLock { s in
+            s.running = false
+            return (s.result, s.latencies.sorted())
+        }
+        var r = seenSoFar
         _ = finished.wait(timeout: .now() + 35)
         if !sorted.isEmpty {
             r.p50 = sorted[sorted.count / 2]

@@ -144,7 +144,8 @@ import Testing
         #expect(d.stop() == 0)
         #expect(await Self.until { states.all.contains { if case .disconnected(_, let delay) = $0 { delay <= 10 } else { false } } }, "\(states.all)")
         try d.restart(samePort: true)
-        #expect(await Self.until(15) { client.state == .connected }, "\(states.all)")
+        // The recorder drains `states()` on a task of its own: wait for it to see the end too.
+        #expect(await Self.until(15) { client.state == .connected && states.all.last == .connected }, "\(states.all)")
         let seen = states.all
         let lost = try #require(seen.firstIndex { if case .disconnected = $0 { true } else { false } })
         #expect(seen[(lost + 1)...].contains(.connecting) && seen.last == .connected, "\(seen)")

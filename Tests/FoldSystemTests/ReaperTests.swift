@@ -20,7 +20,7 @@ import FoldSystem
         for _ in 0..<1_000 {
             reaper.drop(Tracked { onReaper in released.withLock { $0.count += 1; if onReaper { $0.onReaper += 1 } } })
         }
-        reaper.stop(timeout: 10)
+        #expect(reaper.stop(deadline: .now + .seconds(10)))
         let seen = released.withLock { $0 }
         #expect(seen.count == 1_000)
         #expect(seen.onReaper == 1_000)

@@ -10,46 +10,39 @@ import FoldHub
 /// `report`, which posts to the hub and wakes lws.
 ///
 /// A store that syncs apart (`BoardStore.syncsApart`: SQLite's WAL) has a
-/// second thread, `foldsync-sync`: the committer writes a batch, reports it
+/// second thread, `SyncThread`: the committer writes a batch, reports it
 /// `written` (the hub may then seal the next one) and hands it over; the sync
 /// thread syncs and reports it `committed`. Every outcome of a batch written
 /// after that goes through the sync thread too, so the hub hears them in the
 /// order the batches were written.
-final class Committer: Sendable {
+final class Committer: Service, Sendable {
     private enum Job: Sendable {
         case commit(SealedBatch)
         case probe
         case stop
     }
 
+    let name = "foldsync-committer"
     let store: any BoardStore & Sendable
     private let worker = WorkerThread<Job>(name: "foldsync-committer")
-    private enum SyncJob: Sendable {
-        /// Sync, then report the batch committed; `garbage` is let go of here, after the report.
-        case sync(batch: UInt64, started: UInt64, garbage: Garbage)
-        /// An outcome to report in its turn (a failed write behind a batch still syncing).
-        case report(CommitOutcome, caughtUp: [StoreUpdate])
-        case stop
-    }
-    /// nil unless the store syncs apart.
-    private let syncer: WorkerThread<SyncJob>?
-    private let reaper = Reaper(name: "foldsync-reaper")
-    /// A committed batch, both forms, on its way to the reaper (or, when the
-    /// store syncs apart, let go of by the sync thread after its report).
-    private struct Garbage: Sendable {
-        let sealed: SealedBatch
-        let batch: CommitBatch
-    }
+    /// nil unless the store syncs apart; a service of its own, started
+    /// before this one and stopped after it.
+    private let syncer: SyncThread?
+    /// Started before this one and stopped after the store is closed.
+    private let reaper: Reaper
     private let report: @Sendable (CommitOutcome) -> Void
     /// A shared store's refusal came with the boards as they stand: handed on right after the outcome.
     private let caughtUp: @Sendable ([StoreUpdate]) -> Void
 
-    init(store: any BoardStore & Sendable, report: @escaping @Sendable (CommitOutcome) -> Void,
+    init(store: any BoardStore & Sendable, syncer: SyncThread?, reaper: Reaper,
+         report: @escaping @Sendable (CommitOutcome) -> Void,
          caughtUp: @escaping @Sendable ([StoreUpdate]) -> Void = { _ in }) {
+        precondition((syncer != nil) == store.syncsApart, "a store that syncs apart has a sync thread, and only such a store")
         self.store = store
+        self.syncer = syncer
+        self.reaper = reaper
         self.report = report
         self.caughtUp = caughtUp
-        syncer = store.syncsApart ? WorkerThread(name: "foldsync-sync") : nil
     }
 
     /// Milliseconds since 1970, UTC: the commit time every history record carries.
@@ -57,8 +50,6 @@ final class Committer: Sendable {
 
     /// Idle for as long as the store asks (`idleEvery`), the store may let go of a lock it keeps for a retry.
     func start() {
-        reaper.start()
-        syncer?.start { [self] job in sync(job) }
         worker.start(idleEvery: store.idleEvery, idle: { [store] in store.idle() }) { [self] job in run(job) }
     }
 
@@ -66,10 +57,10 @@ final class Committer: Sendable {
     func submit(_ batch: SealedBatch) { worker.enqueue(.commit(batch)) }
     func probe() { worker.enqueue(.probe) }
 
-    /// Finishes what was submitted, closes the store, then ends the thread; waits at most `timeout`.
-    func stop(timeout: Double) {
-        worker.finish(with: .stop, timeout: timeout)
-        reaper.stop()
+    /// Finishes what was submitted, waits until every batch written is
+    /// synced and reported, closes the store, then ends the thread.
+    func stop(deadline: ContinuousClock.Instant) -> Bool {
+        worker.finish(with: .stop, until: deadline)
     }
 
     private func run(_ job: Job) -> Bool {
@@ -81,13 +72,13 @@ final class Committer: Sendable {
                 try store.commit(batch)
                 if let syncer {
                     report(.written(batch: sealed.id))
-                    syncer.enqueue(.sync(batch: sealed.id, started: started, garbage: Garbage(sealed: sealed, batch: batch)))
+                    syncer.enqueue(.sync(batch: sealed.id, started: started, garbage: CommittedBatch(sealed: sealed, batch: batch)))
                     return true
                 }
                 let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
                 report(.committed(batch: sealed.id, seconds: seconds))
                 // Freeing a batch (every board state it saw, every record) is for idle time.
-                reaper.drop(Garbage(sealed: sealed, batch: batch))
+                reaper.drop(CommittedBatch(sealed: sealed, batch: batch))
             } catch {
                 let outcome: CommitOutcome = error.moved ? .moved(batch: sealed.id, reason: error.description)
                                                          : .failed(batch: sealed.id, reason: error.description)
@@ -107,31 +98,17 @@ final class Committer: Sendable {
             return true
         case .stop:
             // Every batch written is synced and reported before the store closes.
-            syncer?.finish(with: .stop, timeout: 10)
+            syncer?.drain()
             // A clean stop leaves the store whole on its own (SQLite: no -wal to copy along).
             store.close()
             return false
         }
     }
+}
 
-    /// The sync thread's jobs.
-    private func sync(_ job: SyncJob) -> Bool {
-        switch job {
-        case .sync(let id, let started, let garbage):
-            do {
-                try store.sync()
-                report(.committed(batch: id, seconds: Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9))
-            } catch {
-                report(.failed(batch: id, reason: error.description))
-            }
-            _ = consume garbage
-            return true
-        case .report(let outcome, let updates):
-            report(outcome)
-            if !updates.isEmpty { caughtUp(updates) }
-            return true
-        case .stop:
-            return false
-        }
-    }
+/// A committed batch, both forms, on its way to the reaper (or, when the
+/// store syncs apart, let go of by the sync thread after its report).
+struct CommittedBatch: Sendable {
+    let sealed: SealedBatch
+    let batch: CommitBatch
 }

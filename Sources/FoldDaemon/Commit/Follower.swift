@@ -8,7 +8,7 @@ import Foundation
 /// The thread that follows a shared PostgreSQL store: it wakes on NOTIFY (or
 /// every `waitMs` regardless, since notifications can be lost), reads what
 /// other daemons committed and posts it to the hub as `remote` input.
-final class Follower: Sendable {
+final class Follower: Service, Sendable {
     private let source: Locked<PostgresFollowerBox>
     private let requests = Locked<[(board: String, epoch: String, after: Int)]>([])
     private let stopped = Locked(false)
@@ -41,9 +41,14 @@ final class Follower: Sendable {
         node = "\(String(decoding: host.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)):\(getpid()):\(Hub.newEpoch().prefix(6))"
     }
 
+    let name = "foldsync-follower"
+
     func start() {
-        let thread = Thread { [self] in loop() }
-        thread.name = "foldsync-follower"
+        let thread = Thread { [self] in
+            ThreadName.set(name)
+            loop()
+        }
+        thread.name = name
         thread.start()
     }
 
@@ -61,9 +66,9 @@ final class Follower: Sendable {
         }
     }
 
-    func stop(timeout: Double) {
+    func stop(deadline: ContinuousClock.Instant) -> Bool {
         stopped.withLock { $0 = true }
-        _ = done.wait(timeout: .now() + timeout)
+        return done.wait(until: deadline)
     }
 
     /// Sleeps `seconds`, in slices, so that `stop` is not kept waiting.

@@ -9,12 +9,13 @@ import Foundation
 /// commit (the committer's thread never reads history), and a commit never
 /// waits for it. The service thread submits; answers come back through
 /// `answer`, which posts to the hub and wakes lws.
-final class Reader: Sendable {
+final class Reader: Service, Sendable {
     private enum Job: Sendable {
         case read(HistoryRead)
         case stop
     }
 
+    let name = "foldsync-reader"
     private let source: any HistoryReader & Sendable
     private let worker = WorkerThread<Job>(name: "foldsync-reader")
     private let answer: @Sendable (UInt64, Result<HistoryAnswer, StoreError>) -> Void
@@ -40,8 +41,8 @@ final class Reader: Sendable {
     /// Any thread. The read sees every change committed before it starts.
     func read(_ r: HistoryRead) { worker.enqueue(.read(r)) }
 
-    /// Answers what was asked, closes its connection, then ends the thread; waits at most `timeout`.
-    func stop(timeout: Double) { worker.finish(with: .stop, timeout: timeout) }
+    /// Answers what was asked, closes its connection, then ends the thread.
+    func stop(deadline: ContinuousClock.Instant) -> Bool { worker.finish(with: .stop, until: deadline) }
 
     private func run(_ job: Job) -> Bool {
         switch job {

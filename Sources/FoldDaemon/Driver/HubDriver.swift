@@ -15,10 +15,10 @@ final class HubDriver {
     let server: WebServer
     let mailbox: HubMailbox
     let notifier: Notifier
-    var committer: Committer!
-    var reader: Reader!
+    let committer: Committer
+    let reader: Reader
     /// Follows a shared (PostgreSQL) store; nil on SQLite.
-    var follower: Follower?
+    let follower: Follower?
     var web: StaticFiles
     /// The configuration in force (the hub, the transport and the web root each hold their part).
     var config: DaemonConfig
@@ -30,12 +30,18 @@ final class HubDriver {
     private var reported: [HubInput] = []
     private var feeding = false
 
-    init(hub: Hub, config: DaemonConfig, server: WebServer, notifier: Notifier) {
+    /// The store's threads run (services started before the loop's) for as
+    /// long as the driver does; `mailbox` wakes `server`'s loop.
+    init(hub: Hub, config: DaemonConfig, server: WebServer, notifier: Notifier, mailbox: HubMailbox,
+         committer: Committer, reader: Reader, follower: Follower?) {
         self.hub = hub
         self.config = config
         self.server = server
         self.notifier = notifier
-        self.mailbox = HubMailbox(waker: server.waker)
+        self.mailbox = mailbox
+        self.committer = committer
+        self.reader = reader
+        self.follower = follower
         self.web = StaticFiles(root: config.webRoot, logger: hub.logger)
     }
 

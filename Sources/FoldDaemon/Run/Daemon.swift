@@ -99,95 +99,57 @@ public enum Daemon {
             return 1
         }
 
-        let started = DispatchSemaphore(value: 0)
-        let finished = DispatchSemaphore(value: 0)
-        let outcome = Locked<Result<(Int, HubMailbox), TransportError>?>(nil)
-        let thread = Thread {
-            let server = WebServer(config: config.transport, logger: logger.labelled("lws"))
-            do throws(TransportError) {
-                try server.start()
-            } catch {
-                outcome.withLock { $0 = .failure(error) }
-                started.signal()
-                finished.signal()
-                return
-            }
-            let hub = Hub(settings: config.hub(jwt: jwt), logger: logger, digest: OpenSSLDigest(), boards: loaded.map { $0.state(history: config.retention.historyPerBoard, keysPerBoard: config.retention.actionKeysPerBoard) },
+        // Every thread the daemon runs, in start order: each may use the ones
+        // before it for as long as it runs, and they stop in reverse.
+        let waker = Waker()
+        let mailbox = HubMailbox(waker: waker)
+        let storeLogger = logger.labelled("store")
+        let report: @Sendable (CommitOutcome) -> Void = { mailbox.post(.commit($0)) }
+        let caughtUp: @Sendable ([StoreUpdate]) -> Void = { updates in
+            for u in updates { if let r = Follower.remote(u, logger: storeLogger) { mailbox.post(.remote(r)) } }
+        }
+        let reaper = Reaper(name: "foldsync-reaper")
+        let syncer = store.syncsApart ? SyncThread(store: store, report: report, caughtUp: caughtUp) : nil
+        let committer = Committer(store: store, syncer: syncer, reaper: reaper, report: report, caughtUp: caughtUp)
+        let reader = Reader(source: historySource) { mailbox.post(.history(id: $0, $1)) }
+        let follower = config.store.isEmpty ? nil
+            : Follower(uri: config.store, timeoutMs: config.storeBusyMs, boards: loaded, logger: logger.labelled("follower")) { mailbox.post(.remote($0)) }
+        let clock = TimerClock(waker: waker)
+        let loop = EventLoopService(transport: config.transport, logger: logger, waker: waker, clock: clock, mailbox: mailbox) { server in
+            let hub = Hub(settings: config.hub(jwt: jwt), logger: logger, digest: OpenSSLDigest(),
+                          boards: loaded.map { $0.state(history: config.retention.historyPerBoard, keysPerBoard: config.retention.actionKeysPerBoard) },
                           watchdogEvery: notifier.watchdogIntervalUs.map { Double($0) / 1e6 },
                           statusEvery: notifier.socketPath == nil ? nil : 5)
-            let driver = HubDriver(hub: hub, config: config, server: server, notifier: notifier)
-            let mailbox = driver.mailbox
-            let storeLogger = logger.labelled("store")
-            driver.committer = Committer(store: store, report: { mailbox.post(.commit($0)) },
-                                         caughtUp: { updates in
-                                             for u in updates { if let r = Follower.remote(u, logger: storeLogger) { mailbox.post(.remote(r)) } }
-                                         })
-            driver.committer.start()
-            driver.reader = Reader(source: historySource) { mailbox.post(.history(id: $0, $1)) }
-            driver.reader.start()
-            if !config.store.isEmpty {
-                driver.follower = Follower(uri: config.store, timeoutMs: config.storeBusyMs, boards: loaded,
-                                           logger: logger.labelled("follower")) { mailbox.post(.remote($0)) }
-                driver.follower?.start()
-            }
-            server.delegate = driver
-            outcome.withLock { $0 = .success((server.port, mailbox)) }
-            started.signal()
-            driver.feed(.started)
-            server.run()
-            // The reader first: SQLite's last connection to close (the store's) folds the WAL into the file.
-            driver.reader.stop(timeout: 2)
-            driver.committer.stop(timeout: Double(driver.config.shutdownTimeout))
-            driver.follower?.stop(timeout: 2)
-            finished.signal()
+            return HubDriver(hub: hub, config: config, server: server, notifier: notifier, mailbox: mailbox,
+                             committer: committer, reader: reader, follower: follower)
         }
-        thread.name = "foldsync-lws"
-        thread.stackSize = 8 << 20
-        thread.start()
-        started.wait()
-
-        let mailbox: HubMailbox
-        switch outcome.withLock({ $0! }) {
-        case .failure(let error):
-            logger.error("\(error.description)")
-            return 1
-        case .success(let (port, box)):
-            mailbox = box
-            let host = config.host.contains(":") ? "[\(config.host)]" : config.host
-            logger.info("foldsyncd \(DaemonVersion.string) listening on \(host):\(port) (\(config.tls ? "wss" : "ws")://\(host):\(port)/ws), store \(config.storeName), event loop \(config.eventLoop)")
-        }
-
-        do {
-            // Ignored, so that only the dispatch sources below see them.
-            for sig in [SIGTERM, SIGINT, SIGHUP] { try ignoreSignal(sig) }
+        let shutdown = Duration.seconds(config.shutdownTimeout)
+        var members: [ServiceGroup.Member] = [
+            .init(reaper, stopWithin: .seconds(2)),
+        ]
+        if let syncer { members.append(.init(syncer, stopWithin: .seconds(2))) }
+        // The reader stops before the committer: SQLite's last connection to
+        // close (the store's) folds the WAL into the file.
+        members += [.init(committer, stopWithin: shutdown), .init(reader, stopWithin: .seconds(2))]
+        if let follower { members.append(.init(follower, stopWithin: .seconds(2))) }
+        members += [
+            .init(clock, stopWithin: .seconds(1)),
+            .init(loop, stopWithin: shutdown + .seconds(5)),
+            .init(SignalService(mailbox: mailbox, notifier: notifier, logger: logger, sources: sources), stopWithin: .seconds(1)),
+        ]
+        let services = ServiceGroup(members)
+        do throws(ServiceGroup.StartError) {
+            try services.start()
         } catch {
-            logger.error("\(error)")
-            mailbox.post(.stop)
-            finished.wait()
+            logger.error("\(error.underlying)")
             return 1
         }
-        let signals = [SIGTERM, SIGINT].map { sig -> DispatchSourceSignal in
-            let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
-            source.setEventHandler { @Sendable in mailbox.post(.stop) }
-            source.resume()
-            return source
-        }
-        let hup = DispatchSource.makeSignalSource(signal: SIGHUP, queue: .global())
-        hup.setEventHandler { @Sendable in
-            do { try notifier.send("RELOADING=1") } catch { logger.debug("sd_notify RELOADING: \(error)") }
-            logger.info("SIGHUP: re-reading the configuration")
-            let (fresh, problems) = sources.resolve()
-            guard problems.isEmpty else { return mailbox.post(.reloadRefused(problems.map(\.description).joined(separator: "; "))) }
-            do throws(ConfigError) {
-                mailbox.post(.reload(fresh, try JWTKeyFiles.load(fresh)))
-            } catch {
-                mailbox.post(.reloadRefused(error.description))
-            }
-        }
-        hup.resume()
-        finished.wait()
-        hup.cancel()
-        signals.forEach { $0.cancel() }
+        logger.debug("threads, in start order (they stop in reverse): \(services.names.joined(separator: ", "))")
+        let host = config.host.contains(":") ? "[\(config.host)]" : config.host
+        logger.info("foldsyncd \(DaemonVersion.string) listening on \(host):\(loop.port) (\(config.tls ? "wss" : "ws")://\(host):\(loop.port)/ws), store \(config.storeName), event loop \(config.eventLoop)")
+        loop.waitUntilEnded()
+        let overdue = services.stop()
+        if !overdue.isEmpty { logger.error("still running at their stop deadline, left to end with the process: \(overdue.joined(separator: ", "))") }
         logger.info("stopped")
         return 0
     }

@@ -13,7 +13,7 @@ public final class WebServer {
     /// Limits may change on reload (service thread); addresses and the loop may not.
     public var config: TransportConfig
     public let waker: Waker
-    lazy var timers = ServiceTimers(waker: waker)
+    let timers: ServiceTimers
     lazy var writer: CorkedWriter = {
         let w = CorkedWriter(maxWriteBytes: config.maxBatchBytes, lingerMs: config.coalesceMs) { [unowned self] us, body in
             self.timers.schedule(afterMicroseconds: us, body)
@@ -54,11 +54,13 @@ public final class WebServer {
     var scratch: UnsafeMutableRawPointer
     var scratchSize: Int
 
-    public init(config: TransportConfig, logger: Logger) {
+    /// `clock` wakes the loop through `waker` when a timer is due; its owner
+    /// runs it (a `Service`) for as long as `run()` serves.
+    public init(config: TransportConfig, logger: Logger, waker: Waker, clock: TimerClock) {
         self.config = config
         self.logger = logger
-        let waker = Waker()
         self.waker = waker
+        timers = ServiceTimers(clock: clock)
         lws = LWSContext(waker: waker)
         scratchSize = max(config.maxBatchBytes, 64 * 1024) + Int(fs_lws_pre()) + 16
         scratch = .allocate(byteCount: scratchSize, alignment: 16)
@@ -208,8 +210,6 @@ public final class WebServer {
     /// Serves until `stop()`. Service thread.
     public func run() {
         guard let ctx = context else { return }
-        timers.start()
-        defer { timers.stop() }
         everySecond()
         if config.eventLoop == .poll {
             while !stopping, lws_service(ctx, 0) >= 0 {}

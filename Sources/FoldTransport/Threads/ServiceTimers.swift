@@ -23,12 +23,11 @@ final class ServiceTimers {
     private var seq: UInt64 = 0
     private let clock: TimerClock
 
-    init(waker: Waker) {
-        clock = TimerClock(waker: waker)
+    /// `clock` runs as a service of its own, started before the loop serves
+    /// and stopped after it ends.
+    init(clock: TimerClock) {
+        self.clock = clock
     }
-
-    func start() { clock.start() }
-    func stop() { clock.stop() }
 
     /// Service thread.
     func schedule(afterMicroseconds us: Int64, _ body: @escaping () -> Void) {
@@ -57,23 +56,32 @@ struct TimerState: Sendable {
     var running = true
 }
 
-/// The sleeping half of `ServiceTimers`. Any thread.
-final class TimerClock: Sendable {
+/// The sleeping half of `ServiceTimers`, the `foldsync-timers` thread: it
+/// wakes the loop (through `waker`) when the earliest timer is due. Any thread.
+public final class TimerClock: Service, Sendable {
+    public let name = "foldsync-timers"
     private let next = Locked<TimerState>(TimerState())
     private let changed = DispatchSemaphore(value: 0)
+    private let done = DispatchSemaphore(value: 0)
     private let waker: Waker
 
-    init(waker: Waker) { self.waker = waker }
+    /// `waker`: the one the server that uses this clock wakes its loop with.
+    public init(waker: Waker) { self.waker = waker }
 
-    func start() {
-        let t = Thread { [self] in loop() }
-        t.name = "foldsync-timers"
+    public func start() {
+        let t = Thread { [self] in
+            ThreadName.set(name)
+            loop()
+            done.signal()
+        }
+        t.name = name
         t.start()
     }
 
-    func stop() {
+    public func stop(deadline: ContinuousClock.Instant) -> Bool {
         next.withLock { $0.running = false }
         changed.signal()
+        return done.wait(until: deadline)
     }
 
     func setNext(_ deadline: UInt64?) {

@@ -1,3 +1,4 @@
+import FoldSystem
 import Foundation
 
 /// `--token-command CMD`: a credential plugin, as kubectl has them. `sh -c
@@ -50,11 +51,9 @@ enum TokenCommand {
 }
 
 /// The command's output, handed from its reader thread.
-private final class LockedData: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value = Data()
-    private var finished = false
-    func set(_ d: Data) { lock.lock(); value = d; finished = true; lock.unlock() }
-    var data: Data { lock.lock(); defer { lock.unlock() }; return value }
-    var done: Bool { lock.lock(); defer { lock.unlock() }; return finished }
+private final class LockedData: Sendable {
+    private let output = Locked<Data?>(nil)
+    func set(_ d: Data) { output.withLock { $0 = d } }
+    var data: Data { output.withLock { $0 ?? Data() } }
+    var done: Bool { output.withLock { $0 != nil } }
 }
