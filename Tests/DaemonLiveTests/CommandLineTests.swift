@@ -12,21 +12,8 @@ import Testing
 
     /// Runs the binary to completion (bounded: killed after 10 s).
     func run(_ args: [String]) throws -> Run {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: DaemonProcess.binary)
-        p.arguments = args
-        let out = Pipe(), err = Pipe()
-        p.standardOutput = out
-        p.standardError = err
-        try p.run()
-        let deadline = Date().addingTimeInterval(10)
-        while p.isRunning && Date() < deadline { usleep(10_000) }
-        if p.isRunning { p.terminate() }
-        p.waitUntilExit()
-        return Run(
-            status: p.terminationStatus,
-            stdout: String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self),
-            stderr: String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
+        let r = try runTool(DaemonProcess.binary, args, timeout: 10)
+        return Run(status: r.status, stdout: r.stdout, stderr: r.stderr)
     }
 
     @Test func helpAndVersionSucceed() throws {

@@ -8,30 +8,10 @@ import Testing
 /// working, and room comes back when connections close.
 @Suite struct DescriptorLimitTests {
     @Test func connectionsPastTheDescriptorLimitAreRefusedWithoutSpinning() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("foldsyncd-fd-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let log = dir.appendingPathComponent("stderr")
-        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/bin/sh")
         // Hard and soft limit 128 for the daemon alone.
-        p.arguments = ["-c", "ulimit -n 128 && exec \"$0\" --listen 127.0.0.1:0 --db \"$1\"", DaemonProcess.binary, dir.appendingPathComponent("db").path]
-        p.standardError = try FileHandle(forWritingTo: log)
-        p.standardOutput = FileHandle.nullDevice
-        try p.run()
-        defer {
-            p.terminate()
-            p.waitUntilExit()
-        }
-        var port = 0
-        _ = eventually(timeout: 10) {
-            let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
-            guard let r = text.range(of: "listening on 127.0.0.1:") else { return false }
-            port = Int(text[r.upperBound...].prefix { $0.isNumber }) ?? 0
-            return port > 0
-        }
-        try #require(port > 0, "the daemon did not start: \((try? String(contentsOf: log, encoding: .utf8)) ?? "")")
+        let d = try DaemonProcess(descriptorLimit: 128)
+        defer { d.shutdown() }
+        let port = d.port
 
         let first = try TestSocket(port: port)
         _ = try first.recvJSON()  // hello
@@ -60,7 +40,7 @@ import Testing
 
         // No busy loop while the table is full: CPU over 2 s stays small.
         func cpuTicks() -> Int {
-            let stat = (try? String(contentsOfFile: "/proc/\(p.processIdentifier)/stat", encoding: .utf8)) ?? ""
+            let stat = (try? String(contentsOfFile: "/proc/\(d.pid)/stat", encoding: .utf8)) ?? ""
             let fields = stat.split(separator: ")").last?.split(separator: " ") ?? []
             return fields.count > 13 ? (Int(fields[11]) ?? 0) + (Int(fields[12]) ?? 0) : 0
         }
@@ -76,7 +56,7 @@ import Testing
         for _ in 0..<150 { if let fd = try? HTTPClient.connectTCP(port: port) { storm.append(fd) } }
         usleep(1_500_000)
         for fd in storm { close(fd) }
-        let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+        let text = d.stderr
         let rawLines = text.split(separator: "\n").filter { $0.contains("too high") }
         #expect(rawLines.isEmpty, "lws' own lines reached the log: \(rawLines.count), e.g. \(rawLines.first ?? "")")
         let summaries = text.split(separator: "\n").filter { $0.contains("descriptor table full") }

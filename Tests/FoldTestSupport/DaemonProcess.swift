@@ -18,6 +18,8 @@ public final class DaemonProcess: @unchecked Sendable {
     public let configPath: String?
     /// The daemon's working directory (nil: the test runner's), for relative paths in `flags`.
     public let workingDirectory: URL?
+    /// The daemon's own descriptor limit (soft and hard, set by `ulimit -n` before its exec), if any.
+    public let descriptorLimit: Int?
     public private(set) var port = 0
     public private(set) var process: Process?
     private let log = LogBuffer()
@@ -31,10 +33,12 @@ public final class DaemonProcess: @unchecked Sendable {
 
     /// Starts a daemon with `flags` added after `--listen` and `--db`;
     /// `environment` is added to the child's; `config` (file text) is written
-    /// to `configPath` and passed with `--config`; `listen` nil omits `--listen`.
+    /// to `configPath` and passed with `--config`; `listen` nil omits `--listen`;
+    /// `descriptorLimit` caps the daemon's open descriptors.
     public init(_ flags: [String] = [], environment: [String: String] = [:], config: String? = nil,
-                listen: String? = "127.0.0.1:0", workingDirectory: URL? = nil) throws {
+                listen: String? = "127.0.0.1:0", workingDirectory: URL? = nil, descriptorLimit: Int? = nil) throws {
         self.workingDirectory = workingDirectory
+        self.descriptorLimit = descriptorLimit
         directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("foldsyncd-test-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -76,9 +80,16 @@ public final class DaemonProcess: @unchecked Sendable {
     /// most 10 s) for its `listening on` line.
     private func launch(listen: String?) throws {
         let p = Process()
-        p.executableURL = URL(fileURLWithPath: Self.binary)
+        let arguments = (listen.map { ["--listen", $0] } ?? []) + ["--db", dbPath] + flags
+        if let descriptorLimit {
+            // The shell sets the limit and becomes the daemon: the same process.
+            p.executableURL = URL(fileURLWithPath: "/bin/sh")
+            p.arguments = ["-c", "ulimit -n \(descriptorLimit) && exec \"$0\" \"$@\"", Self.binary] + arguments
+        } else {
+            p.executableURL = URL(fileURLWithPath: Self.binary)
+            p.arguments = arguments
+        }
         if let workingDirectory { p.currentDirectoryURL = workingDirectory }
-        p.arguments = (listen.map { ["--listen", $0] } ?? []) + ["--db", dbPath] + flags
         if !environment.isEmpty {
             p.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         }
