@@ -47,14 +47,15 @@ struct CommitPipeline {
     var newestUnsynced: UInt64? { inFlight?.id ?? syncing.last?.id }
     var oldestUnsynced: UInt64? { syncing.first?.id ?? inFlight?.id }
     /// The entry that carries `key` on `board`, in any batch or waiting for one.
-    func entry(keyed key: String, on board: String) -> PendingEntry? { keyed[HashedKey(key, board: board)] }
+    func entry(keyed key: HashedKey, on board: String) -> PendingEntry? { keyed.find(key) { $0.board == board } }
     /// The keyed entries of `pending`, `inFlight` and `syncing`: a repeat
-    /// looks its key up here, not through every entry waiting.
-    private var keyed: [HashedKey: PendingEntry] = [:]
+    /// looks its key up here, not through every entry waiting. A key stands
+    /// once per board.
+    private var keyed = KeyTable<PendingEntry>()
 
     private mutating func unindex(_ entries: [PendingEntry]) {
-        guard !keyed.isEmpty else { return }
-        for e in entries { if let key = e.key { keyed[HashedKey(key, board: e.board)] = nil } }
+        guard keyed.count > 0 else { return }
+        for e in entries { if let key = e.key { keyed.remove(key) { $0 === e } } }
     }
 
     /// Whether `board` has an action in any batch or waiting for one.
@@ -69,7 +70,7 @@ struct CommitPipeline {
     /// seal now (nothing is being written and no regrouping holds it).
     mutating func enqueue(_ entry: PendingEntry) -> Bool {
         pending.append(entry)
-        if let key = entry.key { keyed[HashedKey(key, board: entry.board)] = entry }
+        if let key = entry.key { keyed.insert(key, entry) { $0.board == entry.board } }
         return inFlight == nil && !regrouping
     }
 
@@ -144,7 +145,7 @@ struct CommitPipeline {
     mutating func failed(_ id: UInt64, reason: String, random: Double) -> Failure? {
         guard inFlight?.id == id || syncing.first?.id == id else { return nil }
         let refused = syncing.flatMap(\.entries) + (inFlight?.entries ?? []) + pending + awaitingCatchUp
-        keyed = [:]
+        keyed.removeAll()
         inFlight = nil
         syncing = []
         pending = []

@@ -4,7 +4,7 @@ extension Hub {
     func enqueue(_ entry: PendingEntry) {
         entry.intent = currentIntent
         // An action's key is written with its answer: a change's, or a no-op's.
-        if case .action(let request, _, _) = currentIntent, let key = request.key, entry.refusal == nil, !entry.duplicate {
+        if case .action(let request, _, _) = currentIntent, let key = currentKey, entry.refusal == nil, !entry.duplicate {
             entry.key = key
             entry.fingerprint = ActionKey.fingerprint(request.action)
         }
@@ -35,7 +35,7 @@ extension Hub {
         var seen: Set<String> = []
         for e in entries {
             if let key = e.key {
-                sealed.keys.append(StoredKey(board: e.board, key: key, rev: e.void ? -1 : e.rev, fingerprint: e.fingerprint))
+                sealed.keys.append(StoredKey(board: e.board, key: key.key, rev: e.void ? -1 : e.rev, fingerprint: e.fingerprint))
             }
             guard let m = e.mutation else { continue }
             switch m {

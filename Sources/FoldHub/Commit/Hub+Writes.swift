@@ -39,7 +39,8 @@ extension Hub {
     /// committed) gets the first's answer again, after everything queued
     /// before it; the key with another action is refused. True when answered.
     func answeredByKey(_ request: ActionRequest, reply: Reply) -> Bool {
-        guard let key = request.key, let b = boards[request.board], let first = keyed(key, on: b) else { return false }
+        guard let hashed = currentKey, let b = boards[request.board], let first = keyed(hashed, on: b) else { return false }
+        let key = hashed.key
         if first.rev < 0 {
             answer(reply, error: WireError(.expired, "key '\(key)' was settled as never applied on board '\(b.name)'; an action sent with it is refused",
                                            id: request.id, board: b.name))
@@ -58,7 +59,7 @@ extension Hub {
 
     /// What `key` stands for on `b`: its first answer's rev (-1: void) and
     /// action, committed or still being committed; nil for a key not used.
-    func keyed(_ key: String, on b: BoardState) -> (rev: Int, fingerprint: Int64)? {
+    func keyed(_ key: HashedKey, on b: BoardState) -> (rev: Int, fingerprint: Int64)? {
         if let kept = b.keys.find(key) { return (kept.rev, kept.fingerprint) }
         if let entry = pipeline.entry(keyed: key, on: b.name) { return (entry.void ? -1 : entry.rev, entry.fingerprint) }
         return nil
@@ -79,7 +80,7 @@ extension Hub {
             return answerJudged(reply, error: WireError(.notFound, "no board '\(name)'", board: name), on: name)
         }
         let expired = WireError(.expired, "key '\(key)' was never applied on board '\(name)'; it is void now: an action sent with it is refused", board: name)
-        if let first = keyed(key, on: b) {
+        if let first = keyed(currentKey ?? HashedKey(key), on: b) {
             if first.rev < 0 {
                 return enqueue(PendingEntry(mutation: nil, reply: reply, board: name, rev: b.headRev, refusal: expired))
             }
@@ -88,7 +89,7 @@ extension Hub {
         }
         let entry = PendingEntry(mutation: nil, reply: reply, board: name, rev: b.headRev, refusal: expired,
                                  judgedAt: PositionCheck(name: name, epoch: b.headEpoch, rev: b.headRev))
-        entry.key = key
+        entry.key = currentKey ?? HashedKey(key)
         entry.void = true
         enqueue(entry)
     }

@@ -32,7 +32,17 @@ public final class Hub {
     /// Viewers per board on other nodes of a shared store (`RemoteUpdate.presence`).
     var remoteViewers: [String: ViewerCount] = [:]
     /// The action `perform` is queueing (attached to its entry by `enqueue`).
-    var currentIntent: Intent?
+    var currentIntent: Intent? {
+        didSet {
+            switch currentIntent {
+            case .action(let request, _, _): currentKey = request.key.map(HashedKey.init)
+            case .settle(_, let key): currentKey = HashedKey(key)
+            default: currentKey = nil
+            }
+        }
+    }
+    /// The key of `currentIntent`, hashed once for every look-up and write of it.
+    private(set) var currentKey: HashedKey?
     /// Keys the boards forgot (past `actionKeysPerBoard`), for the next batch to delete.
     var forgottenKeys: [KeyName] = []
     /// History reads handed to the reader, by id, and who waits for each.
