@@ -15,7 +15,11 @@ import Foundation
 /// thread, which checkpoints PASSIVE on its own connection: it never waits
 /// for the writer nor blocks it, and the next commit after a complete
 /// checkpoint starts the WAL from the beginning again.
-final class SQLiteCheckpointer: @unchecked Sendable {
+///
+/// A `Service` whose life is the store's, not the daemon's: the store's open
+/// starts it and its close stops it (`backup` and `migrate-store` open
+/// stores with no daemon around them).
+final class SQLiteCheckpointer: Service, @unchecked Sendable {
     /// WAL pages after which a checkpoint is started (SQLite's default threshold).
     static let pages: Int32 = 1_000
     private let path: String
@@ -25,9 +29,11 @@ final class SQLiteCheckpointer: @unchecked Sendable {
     private let stopping = Locked(false)
     private var started = false
 
+    let name = "foldsync-checkpoint"
+
     init(path: String) { self.path = path }
 
-    /// Installs the hook on the writer's connection and starts the thread.
+    /// Installs the hook on the writer's connection; `start` then starts the thread.
     func attach(to writer: OpaquePointer) {
         let me = Unmanaged.passUnretained(self).toOpaque()
         sqlite3_wal_hook(writer, { context, _, _, pages in
@@ -36,22 +42,25 @@ final class SQLiteCheckpointer: @unchecked Sendable {
             }
             return SQLITE_OK
         }, me)
+    }
+
+    func start() {
         started = true
         let thread = Thread { [self] in
-            ThreadName.set("foldsync-checkpoint")
+            ThreadName.set(name)
             run()
         }
-        thread.name = "foldsync-checkpoint"
+        thread.name = name
         thread.start()
     }
 
-    /// Ends the thread (after a checkpoint in progress); waits at most `timeout`.
-    func stop(timeout: Double = 5) {
-        guard started else { return }
+    /// Ends the thread (after a checkpoint in progress) and waits for it until `deadline`.
+    func stop(deadline: ContinuousClock.Instant) -> Bool {
+        guard started else { return true }
         started = false
         stopping.withLock { $0 = true }
         wake.signal()
-        _ = done.wait(timeout: .now() + timeout)
+        return done.wait(until: deadline)
     }
 
     private func run() {

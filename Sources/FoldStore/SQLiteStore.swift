@@ -73,6 +73,7 @@ public final class SQLiteStore: BoardStore, @unchecked Sendable {
             walSync = nil
         }
         checkpointer.attach(to: db.handle)
+        checkpointer.start()
     }
 
     /// The writer's page cache.
@@ -386,7 +387,7 @@ public final class SQLiteStore: BoardStore, @unchecked Sendable {
     /// and `-shm`, and the `.db` alone holds everything.
     public func close() {
         guard sql != nil else { return }
-        checkpointer.stop()
+        _ = checkpointer.stop(deadline: .now + .seconds(5))
         sql = nil
         _ = try? db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         db.close()
