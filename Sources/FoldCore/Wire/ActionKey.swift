@@ -7,11 +7,13 @@ public enum ActionKey {
 
     /// Why `key` is not a valid key; nil when it is.
     public static func problem(_ key: String) -> String? {
-        let bytes = key.utf8
-        if bytes.isEmpty { return "must not be empty" }
-        if bytes.count > maxBytes { return "is \(bytes.count) bytes long; at most \(maxBytes) are allowed" }
-        if !bytes.allSatisfy({ $0 >= 0x20 && $0 <= 0x7E }) { return "must be printable ASCII, without control characters" }
-        return nil
+        var text = key
+        return text.withUTF8 { bytes in
+            if bytes.isEmpty { return "must not be empty" }
+            if bytes.count > maxBytes { return "is \(bytes.count) bytes long; at most \(maxBytes) are allowed" }
+            for byte in bytes where byte < 0x20 || byte > 0x7E { return "must be printable ASCII, without control characters" }
+            return nil
+        }
     }
 
     /// What a key is remembered with, to tell a repeat from another action

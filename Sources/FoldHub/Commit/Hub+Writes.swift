@@ -17,7 +17,7 @@ extension Hub {
             }
             return answerJudged(reply, error: WireError(.notFound, "no board '\(name)'", id: request.id, board: name), on: name)
         }
-        if answeredByKey(request, reply: reply) { return }
+        if answeredByKey(request, on: b, reply: reply) { return }
         if let want = request.ifRev, want != b.headRev {
             return answerJudged(reply, error: WireError(.conflict, "board '\(name)' is at rev \(b.headRev), not \(want)", id: request.id, board: name), on: name)
         }
@@ -38,8 +38,8 @@ extension Hub {
     /// A repeat of a key this board accepted (committed, or still being
     /// committed) gets the first's answer again, after everything queued
     /// before it; the key with another action is refused. True when answered.
-    func answeredByKey(_ request: ActionRequest, reply: Reply) -> Bool {
-        guard let hashed = currentKey, let b = boards[request.board], let first = keyed(hashed, on: b) else { return false }
+    func answeredByKey(_ request: ActionRequest, on b: BoardState?, reply: Reply) -> Bool {
+        guard let hashed = currentKey, let b, let first = keyed(hashed, on: b) else { return false }
         let key = hashed.key
         if first.rev < 0 {
             answer(reply, error: WireError(.expired, "key '\(key)' was settled as never applied on board '\(b.name)'; an action sent with it is refused",

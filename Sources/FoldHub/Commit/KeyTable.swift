@@ -101,19 +101,22 @@ struct KeyTable<Value> {
         values[hole] = nil
     }
 
+    /// Doubles the table; each key and value is moved (`take`), not copied
+    /// and released, so a growing table costs no reference counting.
     private mutating func grow() {
         let size = Swift.max(16, tags.count * 2)
-        let old = (tags, keys, values)
+        let oldTags = tags
+        var oldKeys = keys, oldValues = values
         tags = Array(repeating: 0, count: size)
         keys = Array(repeating: nil, count: size)
         values = Array(repeating: nil, count: size)
         let mask = size - 1
-        for j in old.0.indices where old.0[j] != 0 {
-            var i = Int(truncatingIfNeeded: old.0[j]) & mask
+        for j in oldTags.indices where oldTags[j] != 0 {
+            var i = Int(truncatingIfNeeded: oldTags[j]) & mask
             while tags[i] != 0 { i = (i + 1) & mask }
-            tags[i] = old.0[j]
-            keys[i] = old.1[j]
-            values[i] = old.2[j]
+            tags[i] = oldTags[j]
+            keys[i] = oldKeys[j].take()
+            values[i] = oldValues[j].take()
         }
     }
 }

@@ -28,7 +28,7 @@ extension Hub {
         currentIntent = .action(request, by: by, actor: actor)
         defer { currentIntent = nil }
         // A repeat that arrived while this one was reading gets its answer, not a second revert.
-        if answeredByKey(request, reply: reply) { return }
+        if answeredByKey(request, on: boards[name], reply: reply) { return }
         func refuse(_ code: ErrorCode, _ message: String) { answerJudged(reply, error: WireError(code, message, id: request.id, board: name), on: name) }
         guard let entry = read.first, entry.rev == rev else {
             return refuse(.notFound, "change \(rev) is no longer in the history of '\(name)' (history-days \(settings.retention.historyDaysText), history-per-board \(settings.retention.historyPerBoard))")
