@@ -149,7 +149,7 @@ web-unit: test-deps
 # socket (the unit test targets, the dashboard's pure modules under node).
 # FoldPostgresTests (a PostgreSQL server), FoldSyncClientTests and the live
 # targets start processes; SystemdUnitTests runs systemd-analyze.
-UNIT_TARGETS = FoldCoreTests|FoldSystemTests|FoldHubTests|FoldConfigTests|FoldCryptoTests|FoldStoreTests|FoldTransportTests|FoldMailboxTests|FoldDaemonTests|FoldClientTests|LayeringTests
+UNIT_TARGETS = FoldCoreTests|FoldSystemTests|FoldHubTests|FoldConfigTests|FoldCryptoTests|FoldStoreTests|FoldTransportTests|FoldMailboxTests|FoldDaemonTests|FoldSessionTests|FoldClientTests|LayeringTests
 unit: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --filter '^($(UNIT_TARGETS))\.' --skip 'SystemdUnitTests'

@@ -60,9 +60,11 @@ let package = Package(
         // The load generator: its own epoll WebSocket client (the default), or
         // FoldTransport's libwebsockets client with `--client lws`.
         .executableTarget(name: "foldsync-bench", dependencies: ["FoldCore", "FoldSystem", "FoldTransport", "CBenchLinux"]),
+        // One client session as a machine (connect, resume, mirrors, outbox, pending actions): pure, for every Swift client.
+        .target(name: "FoldSession", dependencies: ["FoldCore"]),
         .target(name: "FoldClient", dependencies: ["FoldCore", "CTerminal"]),
-        .target(name: "FoldSyncClient", dependencies: ["FoldCore", "FoldSystem", "FoldClient", "FoldTransport", "FoldMailbox"]),
-        .executableTarget(name: "foldsync", dependencies: ["FoldCore", "FoldSystem", "FoldClient", "FoldTransport", "FoldMailbox", "CTerminal"]),
+        .target(name: "FoldSyncClient", dependencies: ["FoldCore", "FoldSession", "FoldSystem", "FoldTransport", "FoldMailbox"]),
+        .executableTarget(name: "foldsync", dependencies: ["FoldCore", "FoldSession", "FoldSystem", "FoldClient", "FoldTransport", "FoldMailbox", "CTerminal"]),
         // The one daemon launcher every live test target uses (a library, not tests).
         .target(name: "FoldTestSupport", path: "Tests/FoldTestSupport"),
         .testTarget(name: "FoldCoreTests", dependencies: ["FoldCore", "FoldTestSupport"]),
@@ -80,8 +82,9 @@ let package = Package(
         .target(name: "PostgresTestSupport", path: "Tests/PostgresTestSupport"),
         .testTarget(name: "FoldPostgresTests", dependencies: ["FoldCore", "FoldPostgres", "PostgresTestSupport"]),
         .testTarget(name: "FoldTransportTests", dependencies: ["FoldTransport", "FoldSystem"]),
-        .testTarget(name: "FoldClientTests", dependencies: ["FoldCore", "FoldClient", "FoldTransport"]),
-        .testTarget(name: "FoldSyncClientTests", dependencies: ["FoldCore", "FoldSyncClient", "FoldTestSupport"]),
+        .testTarget(name: "FoldSessionTests", dependencies: ["FoldCore", "FoldSession"]),
+        .testTarget(name: "FoldClientTests", dependencies: ["FoldCore", "FoldSession", "FoldClient", "FoldTransport"]),
+        .testTarget(name: "FoldSyncClientTests", dependencies: ["FoldCore", "FoldSession", "FoldSyncClient", "FoldTestSupport"]),
         .testTarget(name: "FoldsyncCLITests", dependencies: ["FoldClient", "FoldTestSupport", "PostgresTestSupport"]),
     ]
 )

@@ -1,5 +1,5 @@
-import FoldClient
-import FoldCore
+@_exported import FoldCore
+@_exported import FoldSession
 import FoldMailbox
 import FoldSystem
 import FoldTransport
@@ -35,7 +35,14 @@ public final class FoldSyncClient: @unchecked Sendable {
         mailbox = Mailbox<SyncCommand>(waker: client.waker)
         var random = SystemRandomNumberGenerator()
         let id = String(random.next() as UInt64, radix: 16)
-        connection = SyncConnection(outbox: Outbox(clientID: String(repeating: "0", count: 16 - id.count) + id, limits: outbox))
+        let machineToken: SessionMachine.Token
+        switch token {
+        case .none: machineToken = .none
+        case .value(let t): machineToken = .value(t)
+        case .provider: machineToken = .provider
+        }
+        connection = SyncConnection(machine: SessionMachine(clientID: String(repeating: "0", count: 16 - id.count) + id, token: machineToken, limits: outbox),
+                                    client: client, endpoint: endpoint, token: token, mailbox: mailbox)
         connection.owner = self
         let started = DispatchSemaphore(value: 0)
         let failure = Locked<TransportError?>(nil)

@@ -1,5 +1,6 @@
 import FoldClient
 import FoldCore
+import FoldSession
 import Testing
 
 /// The live view's item cursor, the shared focus and follow/browse, without I/O.

@@ -1,5 +1,6 @@
 @testable import FoldClient
 @testable import FoldCore
+import FoldSession
 import Foundation
 import Testing
 

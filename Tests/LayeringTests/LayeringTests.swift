@@ -99,6 +99,15 @@ import Testing
                       "init(call: String, errno: Int32)", "// errno == EINTR", "let errnoText = 1"])
     func whatOnlyNamesErrnoIsNoRead(line: String) { #expect(!ErrnoReads.reads(Substring(line))) }
 
+    /// FoldSession is every Swift client's session, Apple's included: it
+    /// may import FoldCore and nothing else (no C module, no Foundation).
+    @Test func theSessionImportsOnlyTheCore() throws {
+        let session = try Self.imports().filter { $0.target == "FoldSession" }
+        #expect(session.count >= 5)
+        let others = session.filter { $0.module != "FoldCore" }
+        #expect(others.isEmpty, "\(others.map(\.line))")
+    }
+
     @Test(arguments: [("CSQLite", "FoldStore"), ("CCrypto", "FoldCrypto"), ("CLibWebSockets", "FoldTransport"),
                       ("CLibPQ", "FoldPostgres")])
     func oneImporterPerCLibrary(module: String, owner: String) throws {

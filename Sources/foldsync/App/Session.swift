@@ -1,5 +1,6 @@
 import FoldClient
 import FoldCore
+import FoldSession
 import FoldTransport
 
 /// What a session reports to whoever drives it (a command or the live view).

@@ -1,4 +1,5 @@
 import FoldClient
+import FoldSession
 import FoldTransport
 import Glibc
 

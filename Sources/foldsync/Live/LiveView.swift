@@ -1,5 +1,6 @@
 import FoldClient
 import FoldCore
+import FoldSession
 import FoldSystem
 import FoldTransport
 import Foundation

@@ -34,7 +34,7 @@ public struct BoardChange: Sendable {
     /// The action this change took back, and why.
     public let rolledBack: RolledBack?
 
-    init(rev: Int, epoch: String, ops: JSON?, state: JSON, resynced: Bool, reason: String?,
+    public init(rev: Int, epoch: String, ops: JSON?, state: JSON, resynced: Bool, reason: String?,
          confirmed: JSON, local: Bool = false, rolledBack: RolledBack? = nil) {
         self.rev = rev
         self.epoch = epoch
@@ -68,12 +68,4 @@ public struct SyncError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     public var description: String { "\(code): \(message)" }
-}
-
-/// A token as a value, or a function called before every connection and
-/// again when the daemon says `authExpiring` (a JWT from a sign-in service).
-public enum TokenSource: Sendable {
-    case none
-    case value(String)
-    case provider(@Sendable () async throws -> String)
 }

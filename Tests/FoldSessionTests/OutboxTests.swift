@@ -1,6 +1,6 @@
 import FoldCore
 import Testing
-@testable import FoldSyncClient
+@testable import FoldSession
 
 /// The outbox machine input by input: no socket, no clock.
 @Suite struct OutboxTests {

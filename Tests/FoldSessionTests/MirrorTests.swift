@@ -1,4 +1,4 @@
-import FoldClient
+import FoldSession
 import FoldCore
 import Testing
 
