@@ -15,13 +15,16 @@ let hotPath: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unchecked"], 
 
 let package = Package(
     name: "foldsync",
-    platforms: [.macOS(.v15)],
+    // FoldSyncKit's floor (Observation): iOS 17, macOS 14. Nothing else here is built for Apple platforms.
+    platforms: [.macOS(.v14), .iOS(.v17)],
     products: [
         .executable(name: "foldsyncd", targets: ["foldsyncd"]),
         .executable(name: "foldsync", targets: ["foldsync"]),
         .executable(name: "foldsync-bench", targets: ["foldsync-bench"]),
         // For other SwiftPM packages on Linux: a board in your own program (docs/CLIENTS.md).
         .library(name: "FoldSyncClient", targets: ["FoldSyncClient"]),
+        // For iOS, iPadOS and macOS apps (and any Swift program): no C library anywhere in its graph (docs/CLIENTS.md).
+        .library(name: "FoldSyncKit", targets: ["FoldSyncKit"]),
     ],
     targets: [
         .systemLibrary(
@@ -62,8 +65,10 @@ let package = Package(
         .executableTarget(name: "foldsync-bench", dependencies: ["FoldCore", "FoldSystem", "FoldTransport", "CBenchLinux"]),
         // One client session as a machine (connect, resume, mirrors, outbox, pending actions): pure, for every Swift client.
         .target(name: "FoldSession", dependencies: ["FoldCore"]),
+        // The Apple library: the session over a SyncTransport (URLSessionWebSocketTask), @Observable board models, the list value.
+        .target(name: "FoldSyncKit", dependencies: ["FoldCore", "FoldSession"]),
         .target(name: "FoldClient", dependencies: ["FoldCore", "CTerminal"]),
-        .target(name: "FoldSyncClient", dependencies: ["FoldCore", "FoldSession", "FoldSystem", "FoldTransport", "FoldMailbox"]),
+        .target(name: "FoldSyncClient", dependencies: ["FoldCore", "FoldSession", "FoldSyncKit", "FoldSystem", "FoldTransport", "FoldMailbox"]),
         .executableTarget(name: "foldsync", dependencies: ["FoldCore", "FoldSession", "FoldSystem", "FoldClient", "FoldTransport", "FoldMailbox", "CTerminal"]),
         // The one daemon launcher every live test target uses (a library, not tests).
         .target(name: "FoldTestSupport", path: "Tests/FoldTestSupport"),
@@ -83,6 +88,7 @@ let package = Package(
         .testTarget(name: "FoldPostgresTests", dependencies: ["FoldCore", "FoldPostgres", "PostgresTestSupport"]),
         .testTarget(name: "FoldTransportTests", dependencies: ["FoldTransport", "FoldSystem"]),
         .testTarget(name: "FoldSessionTests", dependencies: ["FoldCore", "FoldSession"]),
+        .testTarget(name: "FoldSyncKitTests", dependencies: ["FoldCore", "FoldSession", "FoldSyncKit", "FoldSyncClient", "FoldTestSupport"]),
         .testTarget(name: "FoldClientTests", dependencies: ["FoldCore", "FoldSession", "FoldClient", "FoldTransport"]),
         .testTarget(name: "FoldSyncClientTests", dependencies: ["FoldCore", "FoldSession", "FoldSyncClient", "FoldTestSupport"]),
         .testTarget(name: "FoldsyncCLITests", dependencies: ["FoldClient", "FoldTestSupport", "PostgresTestSupport"]),

@@ -46,6 +46,12 @@ public struct SessionMachine: Sendable {
         case view(following: Bool)
         /// For good: the outbox fails with `closed`, nothing reconnects.
         case close
+        /// The application goes to the background: the connection closes
+        /// cleanly and nothing reconnects; the outbox and the mirrors are kept.
+        case suspend
+        /// Back in the foreground (or the network is back): connect at once,
+        /// without waiting out the backoff; the boards resume with `since`.
+        case resume
         /// The second a `tick` output asked for has passed.
         case tick
     }
@@ -91,6 +97,8 @@ public struct SessionMachine: Sendable {
         case open
         /// Between connections: a `retry` is due.
         case waiting
+        /// `suspend`: no connection until `resume`.
+        case suspended
         case closing
         case closed
     }
@@ -127,6 +135,8 @@ public struct SessionMachine: Sendable {
     /// A `tick` is due: the outbox's age bound is checked once a second while it holds anything.
     private var ticking = false
     private var following = true
+    /// `resume` came while the connection `suspend` closed was still open.
+    private var resumeWhenClosed = false
     private var out: [Output] = []
 
     /// `clientID` starts every action's key (`<clientID>-<n>`): 16 random
@@ -169,6 +179,17 @@ public struct SessionMachine: Sendable {
             if phase == .open { send(ClientRequest.view(following: f)) }
         case .close:
             close()
+        case .suspend:
+            guard phase == .connecting || phase == .open || phase == .waiting else { break }
+            resumeWhenClosed = false
+            phase = .suspended
+            out.append(.state(.suspended))
+            if linked { out.append(.disconnect) }
+        case .resume:
+            guard phase == .suspended || phase == .waiting else { break }
+            backoff.reset()
+            // Still closing the connection `suspend` ended: the next one opens once it is gone.
+            if linked { resumeWhenClosed = true } else { connect() }
         case .tick:
             ticking = false
             if phase != .closed { run(outbox.tick(now: now)) }
@@ -325,6 +346,11 @@ public struct SessionMachine: Sendable {
             }
         }
         if phase == .closing { return finish() }
+        if phase == .suspended {
+            if resumeWhenClosed { connect() }
+            resumeWhenClosed = false
+            return
+        }
         phase = .waiting
         let delay = backoff.next(random: random)
         out.append(.state(.disconnected(reason: reason, retryIn: delay)))

@@ -7,6 +7,9 @@ public enum SyncState: Sendable, Equatable {
     case connected
     /// The connection was lost; the next attempt comes after `retryIn` seconds.
     case disconnected(reason: String, retryIn: Double)
+    /// `suspend()` was called (the application went to the background):
+    /// no connection until `resume()`; the outbox is kept.
+    case suspended
     /// `close()` was called: nothing reconnects.
     case closed
 }
@@ -68,4 +71,21 @@ public struct SyncError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     public var description: String { "\(code): \(message)" }
+}
+
+/// A token as a value, or a function called before every connection and
+/// again when the daemon says `authExpiring` (a JWT from a sign-in service).
+public enum TokenSource: Sendable {
+    case none
+    case value(String)
+    case provider(@Sendable () async throws -> String)
+
+    /// What the session machine needs to know of it.
+    public var mode: SessionMachine.Token {
+        switch self {
+        case .none: return .none
+        case .value(let t): return .value(t)
+        case .provider: return .provider
+        }
+    }
 }

@@ -35,13 +35,7 @@ public final class FoldSyncClient: @unchecked Sendable {
         mailbox = Mailbox<SyncCommand>(waker: client.waker)
         var random = SystemRandomNumberGenerator()
         let id = String(random.next() as UInt64, radix: 16)
-        let machineToken: SessionMachine.Token
-        switch token {
-        case .none: machineToken = .none
-        case .value(let t): machineToken = .value(t)
-        case .provider: machineToken = .provider
-        }
-        connection = SyncConnection(machine: SessionMachine(clientID: String(repeating: "0", count: 16 - id.count) + id, token: machineToken, limits: outbox),
+        connection = SyncConnection(machine: SessionMachine(clientID: String(repeating: "0", count: 16 - id.count) + id, token: token.mode, limits: outbox),
                                     client: client, endpoint: endpoint, token: token, mailbox: mailbox)
         connection.owner = self
         let started = DispatchSemaphore(value: 0)

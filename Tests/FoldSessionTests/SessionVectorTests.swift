@@ -60,6 +60,8 @@ import Testing
         case "retry": return .retry
         case "tick": return .tick
         case "close": return .close
+        case "suspend": return .suspend
+        case "resume": return .resume
         case "subscribe": return body["board"]?.stringValue.map { .subscribe($0) }
         case "view": return body["following"]?.boolValue.map { .view(following: $0) }
         case "cancel": return body["call"]?.intValue.map { .cancel(UInt64($0)) }
@@ -92,6 +94,7 @@ import Testing
             case .connecting: return one("state", ["name": .string("connecting")])
             case .connected: return one("state", ["name": .string("connected")])
             case .closed: return one("state", ["name": .string("closed")])
+            case .suspended: return one("state", ["name": .string("suspended")])
             case .disconnected(let reason, let retryIn):
                 return one("state", ["name": .string("disconnected"), "reason": .string(reason), "retryIn": number(retryIn)])
             }

@@ -108,6 +108,23 @@ import Testing
         #expect(others.isEmpty, "\(others.map(\.line))")
     }
 
+    /// FoldSyncKit is what an Apple app adds: nothing in its graph may be a
+    /// C module (an app cannot link Debian's libraries). Its dependencies in
+    /// Package.swift are FoldCore and FoldSession, and the imports of all
+    /// three are Apple's or each other's.
+    @Test func theAppleLibraryHasNoCModuleInItsGraph() throws {
+        let manifest = try String(contentsOf: Self.sources.appendingPathComponent("../Package.swift").standardizedFileURL, encoding: .utf8)
+        let declaration = try #require(manifest.range(of: ".target(name: \"FoldSyncKit\", dependencies: ["))
+        let list = manifest[declaration.upperBound...].prefix { $0 != "]" }
+        let dependencies = list.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "\"")) }
+        #expect(Set(dependencies) == ["FoldCore", "FoldSession"], "\(dependencies)")
+        let allowed: Set<String> = ["FoldCore", "FoldSession", "Foundation", "FoundationNetworking", "Observation", "UIKit", "SwiftUI"]
+        let graph = try Self.imports().filter { ["FoldSyncKit", "FoldSession", "FoldCore"].contains($0.target) }
+        #expect(graph.contains { $0.target == "FoldSyncKit" && $0.module == "FoldSession" })
+        let outside = graph.filter { !allowed.contains($0.module) }
+        #expect(outside.isEmpty, "\(outside.map { "\($0.target): \($0.line)" })")
+    }
+
     @Test(arguments: [("CSQLite", "FoldStore"), ("CCrypto", "FoldCrypto"), ("CLibWebSockets", "FoldTransport"),
                       ("CLibPQ", "FoldPostgres")])
     func oneImporterPerCLibrary(module: String, owner: String) throws {
