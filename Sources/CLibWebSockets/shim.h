@@ -1,6 +1,7 @@
 #ifndef FOLDSYNC_LWS_SHIM_H
 #define FOLDSYNC_LWS_SHIM_H
 #include <libwebsockets.h>
+#include <dlfcn.h>
 
 /// LWS_PRE is a function-like macro, which Swift cannot import.
 static inline size_t fs_lws_pre(void) { return LWS_PRE; }
@@ -23,5 +24,12 @@ static inline void fs_prefetch(const void *p) { __builtin_prefetch(p, 0, 3); }
 /// The per-connection user area: only an id, never a Swift reference,
 /// because lws zero-fills and frees it behind our back.
 typedef struct fs_pss { unsigned long long id; } fs_pss_t;
+
+/// Keeps a library that is already loaded in memory until the process
+/// ends (RTLD_NODELETE: a later dlclose no longer unmaps it); loads nothing.
+/// 1 when it was loaded. See EventLibraryPin.swift for why.
+static inline int fs_pin_if_loaded(const char *soname) {
+    return dlopen(soname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE) != NULL;
+}
 
 #endif

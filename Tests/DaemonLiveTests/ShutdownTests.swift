@@ -35,6 +35,34 @@ import Testing
         #expect(m.type == "patch" && m.rev == 2 && m["epoch"]?.stringValue == epoch, "\(m)")
     }
 
+    /// Every event loop stops cleanly on SIGTERM: exit 0, not a signal. With
+    /// libev the context is destroyed inside the event library's own loop;
+    /// libwebsockets 4.3 then unloaded the library under it (SIGSEGV) unless
+    /// it is kept loaded (`EventLibraryPin`), which the start line names.
+    @Test(arguments: ["libev", "libuv", "poll"])
+    func aStopIsCleanOnEveryEventLoop(eventLoop: String) throws {
+        let d = try DaemonProcess(["--event-loop", eventLoop])
+        defer { d.shutdown() }
+        let a = try d.connect()
+        _ = try a.subscribe()
+        #expect(try a.answer(Wire.action(.toggle, id: "t", #""section":"s0""#), id: "t").rev == 1)
+        if eventLoop == "libev" {
+            #expect(d.stderr.contains("kept loaded: libev.so.4, libwebsockets-evlib_ev.so"), "\(d.stderr)")
+        }
+        d.signal(SIGTERM)
+        let code = try a.waitForClose(timeout: 15)
+        if eventLoop == "libuv" {
+            // A defect, kept in view: on libuv the connection ends without its 1001 frame.
+            withKnownIssue("libuv: the going-away close frame is not delivered at shutdown", isIntermittent: true) {
+                #expect(code == 1001, "close code \(String(describing: code)) on libuv")
+            }
+        } else {
+            #expect(code == 1001, "close code \(String(describing: code)) on \(eventLoop)")
+        }
+        #expect(d.waitForExit(timeout: 15) == 0, "\(d.stderr)")
+        #expect(d.stderr.contains("stopped"), "\(d.stderr)")
+    }
+
     /// 200 writes the daemon holds, none yet committed (its store is locked
     /// by another process), when SIGTERM comes: it drains before it says
     /// goodbye, so once the lock goes every one is answered with an ack

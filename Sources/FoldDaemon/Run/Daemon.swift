@@ -146,7 +146,7 @@ public enum Daemon {
         }
         logger.debug("threads, in start order (they stop in reverse): \(services.names.joined(separator: ", "))")
         let host = config.host.contains(":") ? "[\(config.host)]" : config.host
-        logger.info("foldsyncd \(DaemonVersion.string) listening on \(host):\(loop.port) (\(config.tls ? "wss" : "ws")://\(host):\(loop.port)/ws), store \(config.storeName), event loop \(config.eventLoop)")
+        logger.info("foldsyncd \(DaemonVersion.string) listening on \(host):\(loop.port) (\(config.tls ? "wss" : "ws")://\(host):\(loop.port)/ws), store \(config.storeName), event loop \(config.eventLoop)\(EventLibraryPin.pinned.isEmpty ? "" : " (kept loaded: " + EventLibraryPin.pinned.joined(separator: ", ") + ")")")
         loop.waitUntilEnded()
         let overdue = services.stop()
         if !overdue.isEmpty { logger.error("still running at their stop deadline, left to end with the process: \(overdue.joined(separator: ", "))") }

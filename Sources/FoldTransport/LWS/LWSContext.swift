@@ -78,6 +78,8 @@ final class LWSContext {
         precondition(raw == nil, "one context per owner")
         guard let ctx = lws_create_context(&info) else { return nil }
         raw = ctx
+        // Before anything can destroy it: lws 4.3 would unload the event library under its own loop.
+        EventLibraryPin.pinLoaded()
         // `lws_cancel_service`: the one lws call other threads may make.
         let ref = ContextRef(raw: ctx)
         waker.attach { lws_cancel_service(ref.raw) }
