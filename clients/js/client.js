@@ -26,12 +26,13 @@
 import { Board } from './board.js';
 import { Emitter } from './emitter.js';
 import { FoldError } from './fold-error.js';
-import { backoffDelay } from './backoff.js';
 import { jwtExpiry, resolveToken } from './token.js';
 import { apiBase, getJSON, httpAnswers } from './http.js';
 import { websocketTransport } from './websocket-transport.js';
 import { streamTransport } from './stream-transport.js';
-import { Outbox } from './outbox.js';
+import { newClientId } from './outbox.js';
+import { OutboxStore } from './outbox-store.js';
+import { Session } from './session.js';
 
 export const TRANSPORTS = { websocket: websocketTransport, stream: streamTransport };
 const MODES = new Set(['auto', 'websocket', 'stream']);
@@ -54,8 +55,17 @@ const RENEW_MIN_MS = 1000;
 // The longest wait a timer takes (2^31 - 1 ms, about 24.8 days): a renewal
 // further away is waited for in steps.
 const TIMER_MAX_MS = 2147483647;
-// How often the outbox's age bound is checked while anything waits.
-const OUTBOX_CHECK_MS = 1000;
+
+// The session machine's error codes, in the library's words: `closed` is
+// `disconnected` here (docs/CLIENTS.md, "Errors").
+const CODES = { closed: 'disconnected' };
+
+// The token as the session machine knows it: none, a value, or a function it asks for (askToken).
+function tokenMode(token) {
+  if (typeof token === 'function') return 'provider';
+  if (token === undefined || token === null || token === '') return 'none';
+  return { value: token };
+}
 
 export class Client {
   constructor(url, options = {}) {
@@ -91,37 +101,50 @@ export class Client {
     this.probe = null;          // a WebSocket tried while on the stream
     this.random = options.random ?? Math.random;
     this.events = new Emitter();
-    this.boards = new Map();    // name -> Board, resubscribed on every connection
-    // Actions not answered yet, by id; throws on bad outbox/persist options.
-    this.outbox = new Outbox(url, options);
-    this.outboxTimer = null;
+    this.boards = new Map();    // name -> Board
+    // The session's decisions (session.js); this file carries them out.
+    // Throws on bad outbox/persist options.
+    this.store = new OutboxStore(url, options.persist);
+    const saved = this.store.load();
+    this.machine = new Session({ clientId: saved?.clientId ?? newClientId(), token: tokenMode(options.token), outbox: options.outbox });
+    this.calls = new Map();     // ticket -> { resolve, reject }: the promise of each action in the outbox
+    this.inputs = [];           // inputs waiting while the session's outputs are carried out
+    this.feeding = false;
     this.nextId = 1;
-    this.seq = 0;               // messages sent, in order: tells which answers follow which subscribe
-    this.attempt = 0;           // failed attempts since the last `connected`
-    this.generation = 0;        // bumped by every connect and close: stale callbacks do nothing
+    this.generation = 0;        // bumped by every connection and close: stale callbacks do nothing
     this.conn = null;
-    this.timer = null;
+    this.timer = null;          // the session's `retry`
+    this.tickTimer = null;      // the session's `tick`
     this.helloTimer = null;
     this.renewTimer = null;     // the stream's next JWT renewal
+    this.hold = false;          // options.reconnect said to wait for reconnect()
+    this.lastEnd = null;        // how the last connection ended: { code }
     this.current = { state: 'connecting' };
-    this.viewSent = null;       // the last `view` asked for, re-sent on every connection
     this.token = null;          // the token of the current connection (for HTTP)
     this.session = null;
     this.identity = null;
     // The application attaches its listeners after connect() returns: the
     // restored actions' outcomes go to its `outbox` listener.
-    this.outbox.restore(() => String(this.nextId++), (saved) => ({
-      resolve: (rev) => this.events.emit('outbox', { key: saved.key, board: saved.board, rev }),
-      reject: (error) => this.events.emit('outbox', { key: saved.key, board: saved.board, error }),
-    }));
-    this.armOutbox();
-    queueMicrotask(() => this.connectNow());
+    for (const a of saved?.actions ?? []) {
+      const ticket = String(this.nextId++);
+      this.calls.set(ticket, {
+        board: a.board,
+        resolve: (rev) => this.events.emit('outbox', { key: a.key, board: a.board, rev }),
+        reject: (error) => this.events.emit('outbox', { key: a.key, board: a.board, error }),
+      });
+      this.machine.restore(ticket, a, saved.counter);
+    }
+    if (saved) this.store.save(this.machine.outbox);
+    queueMicrotask(() => this.feed({ start: {} }));
   }
 
   /** The actions waiting for their answer, by id (each with its `key` and `board`). */
-  get pending() { return this.outbox.entries; }
+  get pending() {
+    return new Map(this.machine.outbox.items.map((item) =>
+      [item.ticket, { id: item.ticket, key: item.key, board: item.board, sent: item.phase !== 'waiting' }]));
+  }
   /** This client's random id: every action's key is `${clientId}-${n}`. */
-  get clientId() { return this.outbox.clientId; }
+  get clientId() { return this.machine.clientId; }
 
   get state() { return this.current.state; }
   get transport() { return this.impl.name; }
@@ -137,10 +160,10 @@ export class Client {
     if (!board) {
       board = new Board(this, name);
       this.boards.set(name, board);
-      // Actions called before the subscribe (or restored from a saved outbox) show on it too.
-      for (const entry of this.outbox) if (entry.board === name) board.acted(entry.key, entry.message);
-      if (this.connected) this.send(board.subscribeMessage(this.seq + 1));
+    } else if (board.failed) {
+      board.renew();
     }
+    this.feed({ subscribe: { board: name } });
     return board.whenReady;
   }
 
@@ -149,13 +172,12 @@ export class Client {
     if (!board) return;
     this.boards.delete(name);
     if (!board.ready) board.rejectReady(new FoldError('disconnected', `unsubscribed from '${name}' before its snapshot came`, { board: name }));
-    this.send({ type: 'unsubscribe', board: name });
+    this.feed({ unsubscribe: { board: name } });
   }
 
   /** Follow the board's folds and focus (true, the daemon's default) or browse; kept across reconnects. */
   follow(following = true) {
-    this.viewSent = { type: 'view', following: Boolean(following) };
-    this.send(this.viewSent);
+    this.feed({ view: { following: Boolean(following) } });
   }
 
   /**
@@ -172,79 +194,19 @@ export class Client {
     if (this.state === 'closed') return Promise.reject(new FoldError('disconnected', 'the client is closed: the action was not sent', { board }));
     const signal = options?.signal;
     if (signal?.aborted) return Promise.reject(new FoldError('expired', 'cancelled before it was sent', { board }));
-    if (this.outbox.full) {
-      return Promise.reject(new FoldError('expired', `the outbox holds ${this.outbox.maxActions} actions, its bound; this one was not sent`, { board }));
-    }
     const { key: _key, id: _id, board: _board, ...body } = action;   // the client's to set
+    const ticket = String(this.nextId++);
     return new Promise((resolve, reject) => {
-      let entry = null;
-      const stop = signal ? () => this.cancel(entry) : null;
-      const answer = (settle) => (value) => {
+      const stop = signal ? () => this.feed({ cancel: { call: ticket } }) : null;
+      const done = (settle) => (value) => {
         signal?.removeEventListener('abort', stop);
         settle(value);
       };
-      entry = this.outbox.add(String(this.nextId++), board, body, { resolve: answer(resolve), reject: answer(reject) });
+      this.calls.set(ticket, { board, resolve: done(resolve), reject: done(reject) });
       signal?.addEventListener('abort', stop, { once: true });
-      // Shown at once (optimistic state), before it is even sent.
-      this.boards.get(board)?.acted(entry.key, body);
-      if (this.connected) this.sendEntry(entry);
-      this.armOutbox();
+      // pending.js reads ifRev inside the action; the daemon's message carries it beside the key.
+      this.feed({ act: { call: ticket, board, action: body, ifRev: body.ifRev ?? null } });
     });
-  }
-
-  // Cancelled by the application: an action never sent is dropped; one that
-  // was sent may have been applied, so the daemon is asked (`settle`), now
-  // or after reconnecting, and the answer says which.
-  cancel(entry) {
-    if (!entry || this.outbox.get(entry.id) !== entry) return;
-    if (!entry.sent) {
-      this.outbox.remove(entry);
-      this.refuse(entry, new FoldError('expired', 'cancelled before it was sent', { board: entry.board }));
-      return;
-    }
-    if (entry.settle) return;
-    entry.settle = true;
-    this.outbox.save();
-    if (this.connected) this.sendEntry(entry);
-  }
-
-  // Sends (or sends again, with the same key) one entry of the outbox on the current connection.
-  sendEntry(entry) {
-    entry.sent = true;
-    entry.conn = this.generation;
-    entry.seq = this.seq + 1;
-    entry.inBand = this.impl.inBand !== false;
-    // Saved before it leaves: a page that dies now still settles it.
-    this.outbox.save();
-    this.send(this.outbox.wire(entry));
-  }
-
-  // After `hello` and the subscribes: every waiting action, in the order
-  // called. The daemon answers a connection in order, so each board's
-  // snapshot or missed patches come before these actions' changes and acks.
-  flushOutbox() {
-    this.checkOutbox();
-    for (const entry of [...this.outbox]) this.sendEntry(entry);
-  }
-
-  // The age bound: never sent and too old, rejected `expired`; sent, too
-  // old and its connection gone, settled (flushOutbox sends `settle`).
-  checkOutbox() {
-    const live = (entry) => entry.conn === this.generation && this.connected;
-    for (const entry of this.outbox.aged(Date.now(), live)) {
-      this.refuse(entry, new FoldError('expired', `waited ${Math.round(this.outbox.maxAgeMs / 1000)} s without a connection; it was never sent`, { board: entry.board }));
-    }
-    if (this.outbox.size === 0) this.disarmOutbox();
-  }
-
-  armOutbox() {
-    if (this.outboxTimer !== null || this.outbox.size === 0 || this.state === 'closed') return;
-    this.outboxTimer = setInterval(() => this.checkOutbox(), OUTBOX_CHECK_MS);
-  }
-
-  disarmOutbox() {
-    clearInterval(this.outboxTimer);
-    this.outboxTimer = null;
   }
 
   history(board, query = {}) {
@@ -262,20 +224,10 @@ export class Client {
    */
   reconnect() {
     if (this.state === 'closed') return;
-    clearTimeout(this.timer);
-    clearTimeout(this.helloTimer);
-    clearTimeout(this.renewTimer);
-    this.timer = null;
-    this.attempt = 0;
-    const conn = this.conn;
-    if (conn) {
-      this.generation += 1;   // nothing more from it, not even its close
-      this.conn = null;
-      conn.close();
-      // The outbox keeps its actions: they are sent again on the new connection.
-      for (const board of this.boards.values()) board.disconnected();
-    }
-    this.connectNow();
+    this.hold = false;
+    // suspend drops the connection; resume connects at once, the backoff started again.
+    this.feed({ suspend: {} });
+    this.feed({ resume: {} });
   }
 
   /**
@@ -288,12 +240,16 @@ export class Client {
     if (!this.conn || typeof token !== 'string' || token === '') return false;
     if (!this.conn.authenticate(token)) return false;
     this.token = token;
-    this.seq += 1;
     if (this.impl === streamTransport && this.connected) {
-      for (const board of this.boards.values()) this.send(board.subscribeMessage(this.seq + 1));
+      this.feed({ resubscribe: {} });
       this.scheduleRenewal();
     }
     return true;
+  }
+
+  /** Sends one protocol message as it is (no id, no answer matched); false when not connected. */
+  send(message) {
+    return this.conn ? this.conn.send(message) : false;
   }
 
   /**
@@ -303,45 +259,135 @@ export class Client {
    */
   close() {
     if (this.state === 'closed') return;
-    this.generation += 1;
-    clearTimeout(this.timer);
-    clearTimeout(this.helloTimer);
-    clearTimeout(this.renewTimer);
-    this.timer = null;
     clearTimeout(this.upgradeTimer);
     if (this.probe) this.probe.close();
     this.probe = null;
-    if (this.conn) this.conn.close();
-    this.conn = null;
-    this.disarmOutbox();
-    for (const entry of [...this.outbox]) {
-      this.outbox.remove(entry);
-      this.refuse(entry, new FoldError('disconnected', entry.sent
-        ? 'the client was closed: the action had been sent and may or may not have been applied'
-        : 'the client was closed: the action was not sent', { board: entry.board }));
+    this.feed({ close: {} });
+  }
+
+  // ---- the session machine ----
+
+  // One input, and what the session decides, carried out. An input that
+  // comes while outputs are carried out (a listener that acts) waits its turn.
+  feed(input) {
+    this.inputs.push(input);
+    if (this.feeding) return;
+    this.feeding = true;
+    try {
+      while (this.inputs.length > 0) {
+        const next = this.inputs.shift();
+        // The random number spreads the backoff, which only a closed connection asks for.
+        const random = next.closed ? this.random() : 0.5;
+        for (const output of this.machine.handle(next, Date.now() / 1000, random)) this.carry(output);
+        this.store.save(this.machine.outbox);
+      }
+    } finally {
+      this.feeding = false;
     }
-    for (const board of this.boards.values()) {
-      if (!board.ready) board.rejectReady(new FoldError('disconnected', 'the client was closed', { board: board.name }));
+  }
+
+  carry(output) {
+    const [kind, o] = Object.entries(output)[0];
+    switch (kind) {
+      case 'connect': return this.open(o.token);
+      case 'askToken': return this.askToken(o.refresh);
+      case 'send':
+        // The token goes the transport's way: in band, or by reopening the streams.
+        if (o.type === 'auth') return void this.authenticate(o.token);
+        return void this.send(o);
+      case 'disconnect': {
+        const conn = this.conn;
+        this.dropConnection();
+        conn?.close();
+        // A connection closed by the client reports no end of its own.
+        this.inputs.push({ closed: { reason: 'closed by the client' } });
+        return;
+      }
+      case 'state': return this.stateOf(o);
+      case 'retry':
+        clearTimeout(this.timer);
+        this.timer = this.hold ? null : setTimeout(() => { this.timer = null; this.feed({ retry: {} }); }, o.after * 1000);
+        return;
+      case 'tick':
+        clearTimeout(this.tickTimer);
+        this.tickTimer = setTimeout(() => { this.tickTimer = null; this.feed({ tick: {} }); }, o.after * 1000);
+        return;
+      case 'resolve': return this.answer(o.call)?.resolve(o.rev);
+      case 'reject': {
+        const call = this.answer(o.call);
+        return call?.reject(call.error ?? this.error(o.code, o.message, call.board));
+      }
+      case 'ready': return this.boards.get(o.board)?.readied();
+      case 'refused': {
+        const board = this.boards.get(o.board);
+        if (!board) return;
+        // A board the session let go is subscribed afresh by the next subscribe().
+        if (!this.machine.board(o.board)) this.boards.delete(o.board);
+        board.refused(this.error(o.code, o.message, o.board));
+        return;
+      }
+      case 'change': return this.boards.get(o.board)?.changed(o);
+      case 'presence': return this.boards.get(o.board)?.presence(o);
+      case 'deleted': return this.boards.get(o.board)?.events.emit('deleted', { board: o.board });
+      case 'tokenFailed':
+        return this.events.emit('error', new FoldError('forbidden', `the token function failed: ${o.message}`));
+      case 'finished':
+        clearTimeout(this.timer);
+        clearTimeout(this.tickTimer);
+        this.timer = null;
+        this.tickTimer = null;
+        return;
+      default:
     }
-    this.setState({ state: 'closed' });
+  }
+
+  answer(ticket) {
+    const call = this.calls.get(ticket);
+    this.calls.delete(ticket);
+    return call;
+  }
+
+  // The error a call rejects with, made when its rollback is told (which comes first): the change and the promise carry the very same one.
+  rejection(ticket, code, message, board) {
+    const call = this.calls.get(ticket);
+    const error = this.error(code, message, board);
+    if (call) call.error = error;
+    return error;
+  }
+
+  error(code, message, board) {
+    return new FoldError(CODES[code] ?? code, message, { board });
+  }
+
+  stateOf(o) {
+    switch (o.name) {
+      // A switch of transport on a live client is no change of state.
+      case 'connected': if (this.current.state !== 'connected') this.setState({ state: 'connected' }); return;
+      case 'disconnected': {
+        const code = this.lastEnd?.code ?? null;
+        this.setState({ state: 'disconnected', reason: o.reason, code, delay: this.hold ? null : Math.round(o.retryIn * 1000) });
+        return;
+      }
+      case 'suspended': return;   // reconnect(): connecting follows at once
+      default: this.setState({ state: o.name });
+    }
+  }
+
+  askToken(refresh) {
+    const generation = this.generation;
+    resolveToken(this.options.token).then((token) => {
+      // The same token again would renew nothing: the application will call authenticate() when it has one.
+      if (refresh && (token === this.token || generation !== this.generation)) token = null;
+      this.feed({ token: { token, refresh } });
+    }, (e) => this.feed({ token: { token: null, failure: e.message, refresh } }));
   }
 
   // ---- the connection's life ----
 
-  async connectNow() {
-    if (this.state === 'closed') return;
+  async open(token) {
     const generation = ++this.generation;
-    this.timer = null;
-    this.setState({ state: 'connecting' });
-    let token;
-    try {
-      token = await resolveToken(this.options.token);
-    } catch (e) {
-      if (generation === this.generation) this.lost(`token: ${e.message}`, null);
-      return;
-    }
-    if (generation !== this.generation) return;
     this.token = token;
+    this.greeted = false;
     if (this.canUpgrade && this.impl === websocketTransport && this.socketFailed) {
       this.socketFailed = false;
       const answers = await httpAnswers(apiBase(this.url), this.options.fetch);
@@ -352,7 +398,6 @@ export class Client {
         this.useTransport(streamTransport, `${this.socketFailures} WebSocket attempts in a row failed while HTTP answered`);
       }
     }
-    this.greeted = false;
     const conn = this.impl.open(this.url, this.transportOptions(token), {
       // A retired connection's answers to actions still waiting are taken (a switch of transport).
       onMessage: (m) => { if (generation === this.generation || this.awaitsAnswer(m)) this.receive(m); },
@@ -360,27 +405,28 @@ export class Client {
     });
     this.conn = conn;
     this.helloTimer = setTimeout(() => {
-      if (generation !== this.generation || this.connected) return;
+      if (generation !== this.generation || this.greeted) return;
       conn.close();
       this.ended({ code: 1006, reason: `no hello within ${HELLO_TIMEOUT_MS / 1000} s`, opened: false });
     }, HELLO_TIMEOUT_MS);
   }
 
-  ended({ code, reason, opened }) {
+  // Nothing more from the current connection, not even its close.
+  dropConnection() {
     clearTimeout(this.helloTimer);
     clearTimeout(this.renewTimer);
-    if (this.impl === websocketTransport && !this.greeted) this.socketFailed = true;
-    this.generation += 1;   // nothing more from this connection
+    this.generation += 1;
     this.conn = null;
-    // The outbox keeps what waits: sent again (same keys) after reconnecting.
-    for (const board of this.boards.values()) board.disconnected();
+  }
+
+  ended({ code, reason, opened }) {
+    if (this.impl === websocketTransport && !this.greeted) this.socketFailed = true;
+    this.dropConnection();
+    this.lastEnd = { code };
     const why = reason || (opened ? 'connection lost' : 'could not connect');
     // The application's say: false waits for reconnect() (a refusal its user must answer).
-    if (this.options.reconnect && this.askReconnect({ code, reason: why, opened }) === false) {
-      this.setState({ state: 'disconnected', reason: why, code, delay: null });
-      return;
-    }
-    this.lost(why, code);
+    this.hold = Boolean(this.options.reconnect) && this.askReconnect({ code, reason: why, opened }) === false;
+    this.feed({ closed: { reason: why } });
   }
 
   askReconnect(end) {
@@ -390,67 +436,57 @@ export class Client {
     }
   }
 
-  lost(reason, code) {
-    if (this.state === 'closed') return;
-    const delay = backoffDelay(this.attempt++, this.random);
-    this.setState({ state: 'disconnected', reason, code, delay });
-    this.timer = setTimeout(() => this.connectNow(), delay);
-  }
-
   setState(next) {
     this.current = next;
     this.events.emit('state', { ...next });
   }
 
-  send(message) {
-    if (!this.conn) return false;
-    this.seq += 1;
-    return this.conn.send(message);
-  }
-
   // ---- the daemon's messages ----
 
   receive(m) {
-    this.handle(m);
-    // After the library's own handling, so a listener sees the boards (and the state) it left.
-    this.events.emit('message', m);
-  }
-
-  handle(m) {
     switch (m.type) {
-      case 'hello': return this.hello(m);
+      case 'hello': this.hello(m); break;
       case 'authenticated':
         this.identity = m;
         this.events.emit('authenticated', m);
-        return;
-      case 'authExpiring': return this.refreshToken(m);
-      case 'ack': return this.answer(m, (p) => {
-        this.boards.get(p.board)?.acked(p.key, m.rev);
-        p.resolve(m.rev);
-      });
-      case 'error': return this.refusal(m);
-      case 'snapshot': case 'patch': case 'presence': case 'deleted':
-        this.boards.get(m.board)?.receive(m);
-        return;
-      default:   // a newer daemon's message: ignored, as the protocol asks
+        break;
+      case 'authExpiring':
+        this.events.emit('authExpiring', { in: m.in });
+        this.feed({ received: m });
+        break;
+      case 'error': this.refusal(m); break;
+      default: this.feed({ received: m });
     }
+    // After the library's own handling, so a listener sees the boards (and the state) it left.
+    this.events.emit('message', m);
   }
 
   hello(m) {
     clearTimeout(this.helloTimer);
     this.greeted = true;
     this.session = m.session ?? null;
-    for (const board of this.boards.values()) board.greeted(this.session);
-    this.attempt = 0;
     if (this.impl === websocketTransport) this.socketFailures = 0;
     else if (this.canUpgrade && this.upgradeTimer === null && this.probe === null) this.scheduleUpgrade();
-    // A switch of transport on a live client is no change of state.
-    if (this.current.state !== 'connected') this.setState({ state: 'connected' });
-    // `view` first, so presence never counts us following for a moment.
-    if (this.viewSent) this.send(this.viewSent);
-    for (const board of this.boards.values()) this.send(board.subscribeMessage(this.seq + 1));
-    this.flushOutbox();
+    this.feed({ received: m });
     this.scheduleRenewal();
+  }
+
+  // An error that answers an action or a subscribe is the session's; any
+  // other is told as an event: the board's, once it is ready, else the client's.
+  refusal(m) {
+    const ours = m.id !== undefined && m.id !== null && this.awaitsAnswer(m);
+    const board = m.board === undefined ? undefined : this.boards.get(m.board);
+    const ready = board?.ready === true;
+    this.feed({ received: m });
+    if (ours) return;
+    const error = new FoldError(m.code, m.message, { board: m.board });
+    if (board && ready) board.events.emit('error', error);
+    else if (!board) this.events.emit('error', error);
+  }
+
+  awaitsAnswer(m) {
+    return (m.type === 'ack' || m.type === 'error') && m.id !== undefined && m.id !== null
+      && this.machine.outbox.items.some((item) => item.key === m.id);
   }
 
   // The stream's renewal of a JWT (there is no authExpiring on it): the
@@ -485,73 +521,6 @@ export class Client {
     }
     if (this.conn !== conn || token === null || token === this.token) return;
     this.authenticate(token);
-  }
-
-  async refreshToken(m) {
-    this.events.emit('authExpiring', { in: m.in });
-    if (typeof this.options.token !== 'function') return;
-    const conn = this.conn;
-    try {
-      const token = await resolveToken(this.options.token);
-      // The same token again would renew nothing: the application will call authenticate() when it has one.
-      if (token === null || token === this.token || this.conn !== conn || !conn) return;
-      this.authenticate(token);
-    } catch (e) {
-      this.events.emit('error', new FoldError('forbidden', `the token function failed: ${e.message}`));
-    }
-  }
-
-  // The first answer to an entry settles it; a later one (a resend's
-  // `duplicate`, a settle's) finds it gone and is ignored.
-  answer(m, settle) {
-    const entry = m.id === undefined || m.id === null ? undefined : this.outbox.get(m.id);
-    if (!entry) return false;
-    this.outbox.remove(entry);
-    if (this.outbox.size === 0) this.disarmOutbox();
-    // Only an answer that came in order with the boards' messages says where their subscribes' answers end.
-    if (entry.inBand && entry.conn === this.generation) for (const board of this.boards.values()) board.answeredAfter(entry.seq);
-    settle(entry);
-    return true;
-  }
-
-  // An action that will never be applied by this client's say: its board
-  // shows it no more (told as a rollback), and its promise rejects.
-  refuse(entry, error) {
-    this.boards.get(entry.board)?.rolledBack(entry.key, error);
-    entry.reject(error);
-  }
-
-  awaitsAnswer(m) {
-    return (m.type === 'ack' || m.type === 'error') && m.id !== undefined && m.id !== null && this.outbox.get(m.id) !== undefined;
-  }
-
-  refusal(m) {
-    const error = new FoldError(m.code, m.message, { board: m.board });
-    if (this.answer(m, (p) => this.refuse(p, error))) return;
-    const board = m.board === undefined ? undefined : this.boards.get(m.board);
-    if (board && (board.awaiting || !board.ready)) {
-      this.boards.delete(board.name);
-      board.refused(error);
-      return;
-    }
-    this.events.emit('error', error);
-  }
-
-  // ---- called by boards ----
-
-  // A snapshot nobody asked for: the daemon dropped what was queued for us,
-  // acks and errors included (PROTOCOL.md, Guarantees 2). The actions whose
-  // answers may be among them are sent again with their keys: the daemon
-  // answers each with its first outcome (`duplicate`) or applies it now.
-  answersLost() {
-    for (const entry of [...this.outbox]) {
-      if (entry.inBand && entry.conn === this.generation) this.sendEntry(entry);
-    }
-  }
-
-  resubscribe(board) {
-    this.send({ type: 'unsubscribe', board: board.name });
-    this.send(board.subscribeMessage(this.seq + 1));
   }
 
   transportOptions(token) {
@@ -613,15 +582,17 @@ export class Client {
     timer = setTimeout(failed, HELLO_TIMEOUT_MS);
   }
 
+  // The greeted WebSocket replaces the stream under the live session: what
+  // was awaited on the stream is sent again on it, every board resumes.
   switchTo(conn, hello, token) {
     const old = this.conn;
-    const generation = ++this.generation;
-    clearTimeout(this.helloTimer);
+    this.dropConnection();
+    const generation = this.generation;
     this.conn = conn;
     this.token = token;
     this.useTransport(websocketTransport, 'the WebSocket works again');
     if (old) old.close();
-    for (const board of this.boards.values()) board.disconnected();
+    this.feed({ relinked: {} });
     this.hello(hello);
     return generation;
   }

@@ -3,20 +3,28 @@
 // exactly-once (docs/PROTOCOL.md, Guarantee 8). A dropped connection loses
 // answers, not actions: what was sent is sent again with the same key after
 // reconnecting, and the daemon applies it once (or answers `duplicate` with
-// the first rev). The client (client.js) decides when to send; this file
-// holds the entries, their keys, the bounds and the saved copy.
+// the first rev). The JavaScript twin of Sources/FoldSession/Outbox.swift:
+// each input (a call, a connection ready or lost, an answer, the clock, a
+// cancel) returns the effects the session (session.js) carries out. Pure:
+// no socket, no clock, no storage (outbox-store.js keeps the saved copy).
 //
 // The bounds keep a client that stays offline from holding actions for
 // ever: past `maxActions` a new action is refused at once, and past
-// `maxAgeMs` an action is given up — rejected with `expired` when it was
-// never sent, settled (`settle`: applied or made void for good) when it was
-// sent and its answer lost. Both end in an answer that is true: `expired`
-// means the action was not applied and never will be.
+// `maxAge` seconds an action is given up — rejected with `expired` when it
+// was never sent, settled (`settle`: applied or made void for good) when it
+// was sent and its answer lost. Both end in an answer that is true:
+// `expired` means the action was not applied and never will be.
+//
+// Effects: { send: item } | { settle: item } | { resolve: ticket, rev } | { reject: ticket, code, message }
 
 export const OUTBOX_MAX_ACTIONS = 1000;
 export const OUTBOX_MAX_AGE_MS = 600000;
 
-const STORAGE_PREFIX = 'foldsync.outbox ';
+// Item phases.
+const WAITING = 'waiting';     // never sent: the daemon has not seen it
+const SENT = 'sent';           // sent on the connection that is up; its answer is awaited there
+const CUT = 'cut';             // sent, and that connection ended before the answer
+const SETTLING = 'settling';   // `settle` was sent for its key on the connection that is up
 
 // 16 lowercase hex digits from a cryptographic source: two clients must
 // never share keys, and a guessable id would let another client void ours.
@@ -26,141 +34,146 @@ export function newClientId() {
   return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
 }
 
-// persist: undefined/null/false (memory only), "session" (sessionStorage),
-// or any object with getItem/setItem/removeItem.
-function storageFrom(persist) {
-  if (persist === undefined || persist === null || persist === false) return null;
-  if (persist === 'session') {
-    const s = globalThis.sessionStorage;
-    if (!s) throw new TypeError('foldsync: persist "session" needs sessionStorage (a browser); pass a storage object instead');
-    return s;
-  }
-  if (typeof persist === 'object' && ['getItem', 'setItem', 'removeItem'].every((f) => typeof persist[f] === 'function')) return persist;
-  throw new TypeError('foldsync: options.persist is "session" or an object with getItem, setItem and removeItem');
-}
-
 function bound(value, fallback, name) {
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !(value > 0)) throw new TypeError(`foldsync: options.outbox.${name} is a positive number`);
   return value;
 }
 
+/** { maxActions, maxAge (s) } from the options' { maxActions, maxAgeMs } or { maxAge }; throws on a bad bound. */
+export function outboxLimits(outbox = {}) {
+  const maxAge = outbox.maxAge !== undefined ? bound(outbox.maxAge, 0, 'maxAge')
+    : bound(outbox.maxAgeMs, OUTBOX_MAX_AGE_MS, 'maxAgeMs') / 1000;
+  return { maxActions: bound(outbox.maxActions, OUTBOX_MAX_ACTIONS, 'maxActions'), maxAge };
+}
+
 export class Outbox {
-  constructor(url, { outbox = {}, persist } = {}) {
-    this.maxActions = bound(outbox.maxActions, OUTBOX_MAX_ACTIONS, 'maxActions');
-    this.maxAgeMs = bound(outbox.maxAgeMs, OUTBOX_MAX_AGE_MS, 'maxAgeMs');
-    this.storage = storageFrom(persist);
-    this.storageKey = STORAGE_PREFIX + url;
-    this.entries = new Map();   // id -> entry, in the order called
-    this.clientId = newClientId();
-    this.counter = 0;           // keys handed out: <clientId>-<counter>
-    this.saved = [];            // what the last page left, taken by restore()
-    this.load();
+  constructor(clientId, limits = outboxLimits()) {
+    this.clientId = clientId;
+    this.limits = limits;
+    this.items = [];          // { ticket, board, action, ifRev, key, calledAt, phase, settleOnly }, in the order called
+    this.counter = 0;         // keys handed out: <clientId>-<counter>
+    this.connected = false;   // a connection is up and has been told the subscriptions (ready)
   }
 
-  get size() { return this.entries.size; }
-  get full() { return this.entries.size >= this.maxActions; }
-  get(id) { return this.entries.get(id); }
-  [Symbol.iterator]() { return this.entries.values(); }
+  /** An action kept from an earlier page (outbox-store.js): never sent, or sent and its answer lost. */
+  restore(ticket, { board, action, ifRev = null, key, calledAt, sent, settle }) {
+    this.items.push({ ticket, board, action, ifRev, key, calledAt, phase: sent ? CUT : WAITING, settleOnly: sent && settle });
+  }
 
-  // A new entry for `action` on `board`; answer.resolve(rev) or
-  // answer.reject(FoldError) is called once, with its outcome.
-  add(id, board, action, answer) {
+  /** A new action: sent at once when connected, else kept. */
+  call(ticket, board, action, ifRev, now) {
+    if (this.items.length >= this.limits.maxActions) {
+      return [{ reject: ticket, code: 'expired', message: `the outbox holds ${this.items.length} actions, its bound; this one was not sent` }];
+    }
     this.counter += 1;
-    const key = `${this.clientId}-${this.counter}`;
-    const entry = {
-      id, key, board,
-      // The message as sent, every time: the same key and the same ifRev.
-      message: { ...action, board, key },
-      born: Date.now(),
-      sent: false,      // it may have reached the daemon (so it is settled, never dropped)
-      conn: null,       // the connection (client generation) it was last sent on
-      settle: false,    // sent and past a bound, or cancelled: ask `settle`, never send it again
-      seq: 0,
-      inBand: true,
-      resolve: answer.resolve,
-      reject: answer.reject,
-    };
-    this.entries.set(id, entry);
-    this.save();
-    return entry;
+    const item = { ticket, board, action, ifRev, key: `${this.clientId}-${this.counter}`, calledAt: now, phase: WAITING, settleOnly: false };
+    this.items.push(item);
+    if (!this.connected) return [];
+    item.phase = SENT;
+    return [{ send: item }];
   }
 
-  remove(entry) {
-    if (!this.entries.delete(entry.id)) return false;
-    this.save();
-    return true;
-  }
-
-  // The message that goes on the wire for this entry now.
-  wire(entry) {
-    return entry.settle
-      ? { type: 'settle', board: entry.board, key: entry.key, id: entry.id }
-      : { ...entry.message, id: entry.id };
-  }
-
-  /**
-   * The entries the age bound has caught, at `now`: never sent ones are
-   * returned to be rejected (and removed); sent ones whose connection is
-   * gone are marked to be settled. live(entry) says whether the connection
-   * it was sent on is still up: then it simply waits for its answer.
-   */
-  aged(now, live) {
-    const expired = [];
-    for (const entry of [...this.entries.values()]) {
-      if (now - entry.born <= this.maxAgeMs) continue;
-      if (!entry.sent) {
-        this.entries.delete(entry.id);
-        expired.push(entry);
-      } else if (!entry.settle && !live(entry)) {
-        entry.settle = true;
+  /** A connection is up and every subscription was sent on it: what waits goes, in the order called; what is past its age is settled instead. */
+  ready(now) {
+    this.connected = true;
+    const out = this.expire(now);
+    for (const item of this.items) {
+      if (item.phase === WAITING || (item.phase === CUT && !item.settleOnly)) {
+        item.phase = SENT;
+        out.push({ send: item });
+      } else if (item.phase === CUT) {
+        item.phase = SETTLING;
+        out.push({ settle: item });
       }
     }
-    if (expired.length > 0) this.save();
-    return expired;
+    return out;
   }
 
-  // ---- the saved copy (persist) ----
+  /** The connection ended: every answer awaited on it is lost. */
+  lost() {
+    this.connected = false;
+    for (const item of this.items) if (item.phase === SENT || item.phase === SETTLING) item.phase = CUT;
+  }
 
-  // The client id, the counter and each waiting action's message and key,
-  // after every change: a page reloaded mid-send sends them again with
-  // their keys, so the daemon applies each once.
-  save() {
-    if (!this.storage) return;
-    const actions = [...this.entries.values()].map((e) => ({ key: e.key, board: e.board, message: e.message, born: e.born, sent: e.sent, settle: e.settle }));
-    try {
-      if (actions.length === 0 && this.counter === 0) this.storage.removeItem(this.storageKey);
-      else this.storage.setItem(this.storageKey, JSON.stringify({ clientId: this.clientId, counter: this.counter, actions }));
-    } catch (e) {
-      // A full or refused storage must not stop the actions themselves.
-      console.error('foldsync: could not save the outbox', e);
+  /** The daemon dropped this connection's queued answers (a `lagging` resync): what was sent goes again (a repeat is answered, not applied). */
+  answersDropped() {
+    const out = [];
+    for (const item of this.items) {
+      if (item.phase === SENT) out.push({ send: item });
+      else if (item.phase === SETTLING) out.push({ settle: item });
+    }
+    return out;
+  }
+
+  /** The answer to the message with `id` (an item's key): an ack (`rev`) or an error (`error`: { code, message }). */
+  answered(id, rev, error) {
+    const i = this.items.findIndex((item) => item.key === id);
+    if (i < 0 || (this.items[i].phase !== SENT && this.items[i].phase !== SETTLING)) return [];
+    if (rev === null && error === null) return [];
+    const [item] = this.items.splice(i, 1);
+    if (rev !== null) return [{ resolve: item.ticket, rev }];
+    const message = item.phase === SETTLING && error.code === 'expired'
+      ? `the action was never applied, and now never will be (${error.message})` : error.message;
+    return [{ reject: item.ticket, code: error.code, message }];
+  }
+
+  /** Once a second while anything waits: what is past its age. */
+  tick(now) {
+    const out = this.expire(now);
+    if (!this.connected) return out;
+    for (const item of this.items) {
+      if (item.settleOnly && item.phase === CUT) {
+        item.phase = SETTLING;
+        out.push({ settle: item });
+      }
+    }
+    return out;
+  }
+
+  /** The application gave up on `ticket`: unsent, it goes (`expired`); sent, its key is settled, so it is either confirmed or never applied. */
+  cancel(ticket) {
+    const i = this.items.findIndex((item) => item.ticket === ticket);
+    if (i < 0) return [];
+    const item = this.items[i];
+    switch (item.phase) {
+      case WAITING:
+        this.items.splice(i, 1);
+        return [{ reject: ticket, code: 'expired', message: 'cancelled before it was sent: it was never applied' }];
+      case SENT:
+        item.settleOnly = true;
+        item.phase = SETTLING;
+        return [{ settle: item }];
+      case CUT:
+        item.settleOnly = true;
+        return [];
+      default:
+        return [];
     }
   }
 
-  load() {
-    if (!this.storage) return;
-    let saved = null;
-    try { saved = JSON.parse(this.storage.getItem(this.storageKey) ?? 'null'); } catch { saved = null; }
-    if (!saved || typeof saved.clientId !== 'string' || !/^[0-9a-f]{16}$/.test(saved.clientId)) return;
-    this.clientId = saved.clientId;
-    this.counter = Number.isInteger(saved.counter) && saved.counter > 0 ? saved.counter : 0;
-    this.saved = Array.isArray(saved.actions) ? saved.actions.filter((a) =>
-      a && typeof a.key === 'string' && typeof a.board === 'string' && a.message && typeof a.message.type === 'string') : [];
+  /** close(): everything still waiting fails. */
+  closeAll() {
+    const out = this.items.map((item) => ({
+      reject: item.ticket,
+      code: 'closed',
+      message: item.phase !== WAITING
+        ? 'the client was closed before the answer came: the action may or may not have been applied'
+        : 'the client was closed before the action was sent: it was never applied',
+    }));
+    this.items = [];
+    return out;
   }
 
-  // The actions a previous page left, as entries again (their promises are
-  // gone with that page: answerFor(saved) reports to the client's `outbox` event).
-  restore(nextId, answerFor) {
-    for (const a of this.saved) {
-      const id = nextId();
-      this.entries.set(id, {
-        id, key: a.key, board: a.board, message: { ...a.message, board: a.board, key: a.key },
-        born: typeof a.born === 'number' ? a.born : Date.now(),
-        sent: a.sent !== false, conn: null, settle: a.settle === true, seq: 0, inBand: true,
-        restored: true, ...answerFor(a),
-      });
-    }
-    this.saved = [];
-    this.save();
+  // Unsent items past their age fail; sent ones whose answer was lost are marked to be settled.
+  expire(now) {
+    const out = [];
+    this.items = this.items.filter((item) => {
+      if (item.phase !== WAITING || !(now - item.calledAt > this.limits.maxAge)) return true;
+      out.push({ reject: item.ticket, code: 'expired', message: `waited ${Math.trunc(this.limits.maxAge)} s without a connection; it was never sent, so never applied` });
+      return false;
+    });
+    for (const item of this.items) if (item.phase === CUT && now - item.calledAt > this.limits.maxAge) item.settleOnly = true;
+    return out;
   }
 }

@@ -14,6 +14,7 @@ import { BoardMirror } from '../../../clients/js/mirror.js';
 import { applyAction } from '../../../clients/js/rules.js';
 import { PendingActions } from '../../../clients/js/pending.js';
 import { ViewMode } from '../../../clients/web/view-mode.js';
+import { sessionCaseFailure } from '../../js-client/session-cases.mjs';
 
 const folder = fileURLToPath(new URL('../../vectors/', import.meta.url));
 const load = (name) => JSON.parse(readFileSync(folder + name, 'utf8'));
@@ -83,6 +84,11 @@ const readers = {
         assert.equal(rolledBack, step.rolledBack, at);
       });
     }
+  },
+  'session.json'(file) {
+    // The dashboard's socket (socket.js) is the library's client, which runs this machine (clients/js/session.js).
+    assert.ok(file.cases.length >= 20, `${file.cases.length} session cases`);
+    for (const c of file.cases) assert.equal(sessionCaseFailure(c), null);
   },
   'follow.json'(file) {
     for (const c of file.cases) {
