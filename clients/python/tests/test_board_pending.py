@@ -1,5 +1,6 @@
 """What a board tells its readers about its pending actions, driven
-message by message (no daemon; test_optimistic.py runs it live): a local
+message by message through the session machine (no daemon, board_driver.py;
+test_optimistic.py runs it live): a local
 change at the call, the daemon's changes with `state` and `confirmed`, and
 a rollback every time an action is given up."""
 from __future__ import annotations
@@ -7,9 +8,10 @@ from __future__ import annotations
 import unittest
 from typing import Any, Dict, List
 
-from foldsync.board import Board
 from foldsync.change import Change
 from foldsync.errors import FoldError
+
+from board_driver import DrivenBoard
 
 DOC = {"mode": "multi", "sections": [{"id": s, "title": s.upper(), "items": [], "expanded": False}
                                      for s in ("s0", "s1", "s2")]}
@@ -25,17 +27,9 @@ def flags(state: Any) -> List[bool]:
     return [s["expanded"] for s in state["sections"]]
 
 
-class Owner:
-    session = "me"
-    sessions = ["me"]
-
-    def _answers_lost(self) -> None:
-        pass
-
-
 class BoardPendingTests(unittest.IsolatedAsyncioTestCase):
     async def asyncSetUp(self) -> None:
-        self.board = Board(Owner(), "b")  # type: ignore[arg-type]
+        self.board = DrivenBoard("b", client="c")
         self.board.receive({"type": "snapshot", "board": "b", "epoch": "e1", "rev": 1, "state": DOC})
         self.seen: List[Change] = []
         self.board.on_change(self.seen.append)
@@ -49,7 +43,7 @@ class BoardPendingTests(unittest.IsolatedAsyncioTestCase):
         self.board.receive(patch(2, 1, True))
         self.assertEqual(flags(self.seen[-1].state), [False, True, False], "not flipped back by its own patch")
         self.assertFalse(self.seen[-1].local)
-        self.board.answered("c-1", TOGGLE, 2, None)
+        self.board.answered("c-1", 2, None)
         self.assertEqual(len(self.seen), 2, "the ack changes nothing shown")
         self.assertEqual(self.board.pending, [])
         self.assertIs(self.board.state, self.board.confirmed)
@@ -64,7 +58,7 @@ class BoardPendingTests(unittest.IsolatedAsyncioTestCase):
 
     async def test_a_refusal_rolls_back_and_says_so(self) -> None:
         self.board.called("c-1", TOGGLE)
-        self.board.answered("c-1", TOGGLE, None, FoldError("not_found", "no section 's1'", "b"))
+        self.board.answered("c-1", None, FoldError("not_found", "no section 's1'", "b"))
         change = self.seen[-1]
         self.assertTrue(change.local)
         self.assertEqual((change.rolled_back.key, change.rolled_back.action, change.rolled_back.error.code),
@@ -78,7 +72,7 @@ class BoardPendingTests(unittest.IsolatedAsyncioTestCase):
         self.board.called("c-1", gone)
         self.assertEqual(self.seen, [], "nothing shown changed at the call")
         self.assertEqual(self.board.pending, ["c-1"], "kept: the daemon decides")
-        self.board.answered("c-1", gone, None, FoldError("not_found", "no section 's9'", "b"))
+        self.board.answered("c-1", None, FoldError("not_found", "no section 's9'", "b"))
         [change] = self.seen
         self.assertEqual((change.local, change.rolled_back.key), (True, "c-1"))
         self.assertIs(change.state, change.confirmed)

@@ -1,19 +1,19 @@
 """One subscribed board: its mirrored state, its changes, and the actions on it.
 
-The board turns the mirror's outcomes into `Change`s and decides what a
-snapshot means: the first one answers `subscribe`; a later one is a resync,
-whose reason says why (change.py). It shows the daemon's board (`confirmed`)
-with this client's unanswered actions on top (`state`, pending_actions.py)."""
+What a message, a call or an answer means for the board (the first snapshot
+answers `subscribe`, a later one is a resync whose reason says why, the
+actions shown on top of `confirmed` and rolled back) is decided by the
+session machine's own BoardEntry (board_entry.py), which the vectors pin;
+the board hands its outputs to the application as `Change`s."""
 from __future__ import annotations
 
 import asyncio
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional
 
-from .change import EPOCH, LAGGING, PRUNED, Change, Presence, RolledBack
+from .board_entry import BoardEntry, Output
+from .change import Change, Presence
 from .errors import FoldError
 from .feed import Feed, Stream
-from .mirror import CHANGED, DELETED, OUT_OF_STEP, PRESENCE, BoardMirror
-from .pending_actions import PendingActions
 
 if TYPE_CHECKING:
     from .client import Client
@@ -25,15 +25,10 @@ class Board:
         self.viewers: Optional[int] = None    # from `presence`
         self.following: Optional[int] = None
         self._client = client
-        self._mirror = BoardMirror(name)
-        self._pending = PendingActions()
-        self._shown: Any = None  # `confirmed` with the pending actions applied; `confirmed` itself when none apply
+        self._entry = BoardEntry(name)  # the session's, once subscribed (client.py)
         self._feed: Feed[Change] = Feed()
         self._presence: Feed[Presence] = Feed()
         self._ready: "asyncio.Future[None]" = asyncio.get_running_loop().create_future()
-        self._seen_epoch: Optional[str] = None   # the epoch of the last state readers were given
-        self._asked_since = False                # the subscribe in flight carried `since`
-        self._deleted = False
 
     # ---- what readers see ----
 
@@ -43,27 +38,27 @@ class Board:
         await their answer applied on top, in the order called; `confirmed`
         itself when none do (None after a deletion). Read-only: successive
         states share what did not change."""
-        return self._shown
+        return self._entry.state
 
     @property
     def confirmed(self) -> Any:
         """The daemon's board document at `rev`, as GET /api/boards/NAME serves it."""
-        return self._mirror.state
+        return self._entry.mirror.state
 
     @property
     def rev(self) -> Optional[int]:
         """The rev of `confirmed`."""
-        return self._mirror.rev
+        return self._entry.mirror.rev
 
     @property
     def pending(self) -> List[str]:
         """The keys of the actions shown on top of `confirmed` or still
         waiting for the confirmed board to reach their ack, in call order."""
-        return self._pending.keys
+        return self._entry.pending.keys
 
     @property
     def epoch(self) -> Optional[str]:
-        return self._mirror.epoch
+        return self._entry.mirror.epoch
 
     def changes(self) -> Stream[Change]:
         """Every change from now on, in rev order, until the client closes or
@@ -124,106 +119,25 @@ class Board:
 
     # ---- fed by the client ----
 
-    def subscribe_message(self) -> Dict[str, Any]:
-        """What to send to (re)subscribe: with `since` when there is a position to resume from."""
-        position = self._mirror.position
-        self._asked_since = position is not None
-        m: Dict[str, Any] = {"type": "subscribe", "board": self.name}
-        if position is not None:
-            m["since"] = position
-        return m
-
-    def receive(self, m: Dict[str, Any]) -> Optional[Dict[str, Any]]:
-        """Takes one of the daemon's messages about this board; returns a
-        subscribe to send when the copy fell out of step."""
-        before = self._mirror.state
-        outcome = self._mirror.apply(m)
-        if outcome.kind == CHANGED and m.get("type") == "snapshot":
-            self._reshow()
-            self._snapshot()
-        elif outcome.kind == CHANGED:
-            self._asked_since = False
-            if self._pending:
-                self._pending.patched(before, self.confirmed, self.rev, m.get("by"), self._client.sessions)  # type: ignore[arg-type]
-            self._reshow()
-            self._publish(Change(self.name, self.epoch, self.rev, outcome.ops, self.state, by=m.get("by"),
-                                 confirmed=self.confirmed))
-        elif outcome.kind == OUT_OF_STEP:
-            return self.subscribe_message()
-        elif outcome.kind == PRESENCE:
-            self.viewers, self.following = outcome.viewers, outcome.following
-            if isinstance(outcome.viewers, int):
-                self._presence.publish(Presence(outcome.viewers, outcome.following))
-        elif outcome.kind == DELETED:
-            self._gone()
-        return None
-
-    def _snapshot(self) -> None:
-        asked_since, self._asked_since = self._asked_since, False
-        if not self._ready.done():
-            self._ready.set_result(None)
-            self._seen_epoch = self.epoch
-            return
-        if self._deleted or self.epoch != self._seen_epoch:
-            reason = EPOCH
-        elif asked_since:
-            reason = PRUNED
-        else:
-            reason = LAGGING
-            self._client._answers_lost()
-        self._deleted = False
-        self._seen_epoch = self.epoch
-        self._publish(Change(self.name, self.epoch, self.rev, None, self.state, resynced=True, reason=reason,
-                             confirmed=self.confirmed))
-
-    def refused(self, error: FoldError) -> None:
-        """An `error` about this board with no action id: its subscribe was refused."""
-        if not self._ready.done():
-            self._ready.set_exception(error)
-        elif error.code == "not_found" and not self._deleted:
-            # Resubscribing found it gone: deleted while we were away.
-            self._mirror.clear()
-            self._gone()
-
-    def called(self, key: str, message: Dict[str, Any]) -> None:
-        """An action was put in the outbox with `key`: it is shown at once."""
-        self._pending.add(key, message, message.get("ifRev"))
-        if self._reshow():
-            self._publish_local()
-
-    def answered(self, key: str, message: Dict[str, Any], rev: Optional[int], error: Optional[BaseException]) -> None:
-        """The outbox is done with the action: acknowledged at `rev`, or given
-        up with `error` (the daemon's refusal, `expired`, `closed`), which
-        rolls it back; the application is told of a rollback even when the
-        state shown does not change."""
-        if error is None and rev is not None:
-            self._pending.acked(key, rev)
-            if self._reshow():
-                self._publish_local()
-        elif self._pending.remove(key) is not None:
-            self._reshow()
-            fold = error if isinstance(error, FoldError) else FoldError("internal", str(error), self.name)
-            action = {k: v for k, v in message.items() if k != "key"}
-            self._publish_local(RolledBack(key, action, fold))
-
-    def _reshow(self) -> bool:
-        """Drops what the confirmed board now holds for good and computes the
-        state shown; True when it differs from the one shown before."""
-        self._pending.settle(self.rev)
-        shown, self._shown = self._shown, self._pending.shown(self.confirmed, self.rev)
-        return shown is not self._shown and shown != self._shown
-
-    def _publish_local(self, rolled_back: Optional[RolledBack] = None) -> None:
-        self._publish(Change(self.name, self.epoch, self.rev, None, self.state, confirmed=self.confirmed,
-                             local=True, rolled_back=rolled_back))
-
-    def _gone(self) -> None:
-        self._deleted = True
-        self._reshow()
-        self._publish(Change(self.name, self._seen_epoch, None, None, None, deleted=True))
-
-    def _publish(self, change: Change) -> None:
-        self._feed.publish(change)
+    def _tell(self, out: List[Output], epoch: Optional[str] = None) -> None:
+        """Hands what the session machine said of this board to its readers;
+        `epoch`: the one readers last saw (a deletion names it)."""
+        for output in out:
+            [(kind, body)] = output.items()
+            if kind == "change":
+                self._feed.publish(body)
+            elif kind == "deleted":
+                self._feed.publish(Change(self.name, epoch, None, None, None, deleted=True))
+            elif kind == "presence":
+                self.viewers, self.following = body["viewers"], body["following"]
+                if isinstance(body["viewers"], int):
+                    self._presence.publish(Presence(body["viewers"], body["following"]))
+            elif kind == "ready":
+                if not self._ready.done():
+                    self._ready.set_result(None)
+            elif kind == "refused":
+                if not self._ready.done():
+                    self._ready.set_exception(FoldError(body["code"], body["message"], self.name))
 
     def end(self) -> None:
         self._feed.end()

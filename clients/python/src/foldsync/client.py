@@ -15,27 +15,30 @@ board is resubscribed on it with `since`. on_transport is told of each switch.
 connection ends; False leaves the client `disconnected` with `delay_ms`
 None until `reconnect()`.
 
-Actions go through the outbox (outbox.py): each is sent, in call order,
-once the client is connected and every board is resubscribed on that
-connection (the subscribes go first and the daemon answers in order, so the
-action's answer comes after the board's snapshot or resumed patches); what
-a connection that ended left unanswered is sent again with its key on the
-next one, and so is, on the same connection, what a `lagging` resync
-dropped the answers of. Each action is shown on its board from its call
-until its answer (board.py): the board hears of the call here and of the
-answer from the outbox."""
+The session's decisions are the session machine's (session.py, pinned by
+Tests/vectors/session.json): when to connect and with which token, the
+backoff, `view` and the subscribes (with `since`) after `hello`, the
+resync reasons, the outbox (actions kept until answered, sent again with
+their key, settled past their age) and what each board shows. This module
+is its shell: it opens and runs the transports, keeps the timers the
+machine asks for, and hands what the machine says to boards, awaiting
+tasks and listeners. Outside the machine: the choice of transport (auto),
+the reconnect hook, a refusal that fails connect() at once, the wait for
+`hello`, and `rate_limited` refusals without an id, matched to their
+actions by order (pending.py) before the machine hears of them."""
 from __future__ import annotations
 
 import asyncio
-import functools
 import inspect
+import itertools
 import logging
+import random
+import secrets
 import urllib.parse
 from typing import Any, Awaitable, Callable, Dict, List, Optional, Tuple, Union
 
 from websockets.exceptions import WebSocketException
 
-from .backoff import Backoff
 from .board import Board
 from .errors import CLOSED as CLOSED_CODE
 from .errors import DISCONNECTED as DISCONNECTED_CODE
@@ -44,8 +47,9 @@ from .feed import Feed, Stream
 from .handshake import Refused
 from .history import fetch_history
 from .http import http_answers, http_base
-from .outbox import MAX_ACTIONS, MAX_AGE, Entry, Outbox, Outcome
+from .outbox import MAX_ACTIONS, MAX_AGE, Outcome
 from .pending import Pending
+from .session import PROVIDER, Output, Session
 from .states import CLOSED, CONNECTED, CONNECTING, DISCONNECTED, ConnectionState, TransportChange
 from .stream_transport import STREAM_IDLE_MS, StreamConnection
 from .tokens import Tokens, TokenSource
@@ -74,8 +78,6 @@ class Client:
         self.url = url
         self.identity: Optional[Dict[str, Any]] = None  # the last `authenticated` message
         self.session: Optional[str] = None              # this connection's session, from `hello`
-        self.sessions: List[str] = []                   # this client's sessions so far, the last 16
-        self.following = True
         self._tokens = Tokens(token)
         self._token: Optional[str] = None               # the token the connection carries
         self._open_timeout = open_timeout
@@ -86,31 +88,39 @@ class Client:
         self._socket_failures = 0   # WebSocket attempts in a row without hello while HTTP answered
         self._socket_failed = False  # the last attempt was a WebSocket that got no hello
         self._greeted = False        # the current attempt got its hello
-        self._backoff = Backoff()
         self._reconnect_hook = reconnect
-        self._wake = asyncio.Event()  # set by reconnect(): stop waiting for the next attempt
-        self._again = False           # reconnect() was called: the next attempt comes at once
         self._status = ConnectionState(CONNECTING)
         self._states: Feed[ConnectionState] = Feed()
         self._transports: Feed[TransportChange] = Feed()
         self._authenticated: Feed[Dict[str, Any]] = Feed()
         self._auth_expiring: Feed[Dict[str, Any]] = Feed()
         self._messages: Feed[Dict[str, Any]] = Feed()
+        self._outcomes: Feed[Outcome] = Feed()
         self._boards: Dict[str, Board] = {}
-        self._pending = Pending()
-        self._outbox = Outbox(outbox_max_actions, outbox_max_age)
-        self._outbox.on_finish = self._action_finished
-        self._ready = False  # connected, and every board's subscribe sent on this connection: actions may go
-        self._flusher: "Optional[asyncio.Task[None]]" = None
-        self._ages: "Optional[asyncio.Task[None]]" = None
+        # 16 lowercase hex digits from the system's cryptographic source: two
+        # clients never share keys, so neither is taken for the other's repeat.
+        # The token is always asked of Tokens (a fixed one answers itself): authenticate() may change it.
+        self._session = Session(secrets.token_hex(8), PROVIDER, outbox_max_actions, outbox_max_age)
+        self._tickets = itertools.count(1)
+        self._calls: Dict[int, Tuple["asyncio.Future[int]", str]] = {}  # ticket -> (its awaiter, its board)
+        self._cancelled: Dict[int, Tuple[str, str, Dict[str, Any]]] = {}  # nobody awaits them: outcomes go to on_outbox
+        self._pending = Pending()  # matches `rate_limited` without an id to the actions sent
+        self._pending.on_unnamed = self._refused_unnamed
+        self._attempt: "Optional[asyncio.Task[None]]" = None
+        self._reconnects = 0        # reconnect() calls: one made while the hook is asked answers it
+        self._token_asks = 0        # a token answer for an older ask is dropped
+        self._retry: Optional[asyncio.TimerHandle] = None
+        self._tick: Optional[asyncio.TimerHandle] = None
+        self._held_end: Optional[Ended] = None  # how the last connection ended (for the hook and the state)
         self._conn: Optional[Connection] = None
         self._handover: Optional[Connection] = None  # a greeted WebSocket taking over from the stream
         self._upgrade: "Optional[asyncio.Task[None]]" = None
         self._connected = False
         self._closing = asyncio.Event()
+        self._finished = asyncio.Event()
         self._first: "asyncio.Future[None]" = asyncio.get_running_loop().create_future()
-        self._task: Optional["asyncio.Task[None]"] = None
         self._side_tasks: "set[asyncio.Task[None]]" = set()
+        self._outgoing: Dict[Connection, List[Dict[str, Any]]] = {}  # what waits to be written, per connection
 
     @staticmethod
     def check(url: str, transport: str, reconnect: Optional[ReconnectHook] = None) -> None:
@@ -172,21 +182,30 @@ class Client:
         return self._messages.listen(callback)
 
     @property
+    def sessions(self) -> List[str]:
+        """This client's sessions so far, the last 16."""
+        return self._session.sessions
+
+    @property
+    def following(self) -> bool:
+        return self._session.following
+
+    @property
     def client_id(self) -> str:
         """16 hex digits, random per Client: the first part of every action's key."""
-        return self._outbox.client_id
+        return self._session.client_id
 
     @property
     def outbox_size(self) -> int:
         """How many actions wait for their answer (sent or not)."""
-        return len(self._outbox)
+        return self._session.outbox_size
 
     def on_outbox(self, callback: Callable[[Outcome], None]) -> Callable[[], None]:
         """Calls `callback(Outcome(key, board, action, rev, error))` with what
         became of each action whose awaiting task was cancelled: `rev` when it
         was applied, else `error` (`expired`: removed before it was sent, or
         settled as never applied; `closed`: unknown, the client was closed)."""
-        return self._outbox.outcomes.listen(callback)
+        return self._outcomes.listen(callback)
 
     def _set_state(self, state: str, reason: Optional[str] = None, delay_ms: Optional[int] = None,
                    code: Optional[int] = None) -> None:
@@ -197,8 +216,7 @@ class Client:
 
     async def start(self, timeout: Optional[float] = None) -> None:
         """Connects, and returns once connected (or raises FoldError)."""
-        if self._task is None:
-            self._task = asyncio.ensure_future(self._run())
+        self._feed({"start": {}})
         try:
             await asyncio.wait_for(asyncio.shield(self._first), timeout)
         except asyncio.TimeoutError:
@@ -213,29 +231,12 @@ class Client:
         """Closes the connection for good: actions waiting reject with code
         `closed` (one that had been sent may or may not have been applied),
         every stream ends, nothing reconnects."""
-        if self._closing.is_set():
-            if self._task is not None:
-                await asyncio.gather(self._task, return_exceptions=True)
-            return
-        self._closing.set()
-        for conn in (self._conn, self._handover):
-            if conn is not None:
-                await conn.close()
-        if self._task is not None:
-            self._task.cancel()
-            await asyncio.gather(self._task, return_exceptions=True)
-        for t in list(self._side_tasks):
-            t.cancel()
-        self._pending.forget_all()
-        self._outbox.close(FoldError(CLOSED_CODE, "the client was closed"))
-        if not self._first.done():
-            self._first.set_exception(FoldError(CLOSED_CODE, "the client was closed"))
-            self._first.exception()
-        self._set_state(CLOSED)
-        for board in list(self._boards.values()):
-            board.end()
-        for feed in (self._states, self._transports, self._authenticated, self._auth_expiring, self._messages):
-            feed.end()
+        if not self._closing.is_set():
+            self._closing.set()
+            self._feed({"close": {}})
+        await self._finished.wait()
+        if self._attempt is not None:
+            await asyncio.gather(self._attempt, return_exceptions=True)
 
     async def authenticate(self, token: str) -> bool:
         """Hands a new token to the open connection: an `auth` message on the
@@ -256,12 +257,11 @@ class Client:
         stay in the outbox. Nothing after close()."""
         if self._closing.is_set():
             return
-        self._backoff.reset()
-        self._again = True
-        self._wake.set()
-        conn = self._conn
-        if conn is not None:
-            await conn.close("reconnect() was called")
+        self._reconnects += 1
+        self._cancel_retry()
+        # Suspended, then resumed: the machine closes what is open and connects again once it is gone.
+        self._feed({"suspend": {}})
+        self._feed({"resume": {}})
 
     async def _may_reconnect(self, end: Ended) -> bool:
         """The reconnect hook's answer; one that raises is logged and taken as yes."""
@@ -276,63 +276,178 @@ class Client:
             return True
         return answer is not False
 
-    async def _run(self) -> None:
-        while not self._closing.is_set():
+    # ---- the machine ----
+
+    def _feed(self, input: Dict[str, Any]) -> None:
+        """One input to the session machine; what it says is done at once, in order."""
+        loop = asyncio.get_running_loop()
+        for output in self._session.handle(input, loop.time(), random.random()):
+            self._do(output)
+
+    def _do(self, output: Output) -> None:
+        [(kind, body)] = output.items()
+        if kind == "send":
+            self._send_now(body)
+        elif kind == "state":
+            self._state(body)
+        elif kind == "connect":
+            self._token = body["token"]
+            self._attempt = self._spawn(self._connect(body["token"]))
+        elif kind == "askToken":
+            self._token_asks += 1
+            self._spawn(self._ask_token(body["refresh"], self._token_asks))
+        elif kind == "disconnect":
+            self._disconnect()
+        elif kind == "retry":
+            self._retry_after(body["after"])
+        elif kind == "tick":
+            self._tick = asyncio.get_running_loop().call_later(body["after"], self._feed, {"tick": {}})
+        elif kind in ("resolve", "reject"):
+            self._answer(kind, body)
+        elif kind == "tokenFailed":
+            log.warning("foldsync: connecting without a token: the token function failed (%s)", body["message"])
+        elif kind == "finished":
+            self._finish()
+        else:  # ready, refused, change, presence, deleted: a board's
+            name = body.board if kind == "change" else body["board"]
+            board = self._boards.get(name)
+            if board is not None:
+                board._tell([output], board._entry.seen_epoch)
+                if kind == "refused" and self._session.entry(name) is None:
+                    # Not subscribed again: the machine dropped it.
+                    del self._boards[name]
+                    board.end()
+
+    def _state(self, body: Dict[str, Any]) -> None:
+        name = body["name"]
+        if name == "connected":
+            # A switch of transport on a live client is no change of state.
+            if self._status.state != CONNECTED:
+                self._set_state(CONNECTED)
+            if not self._first.done():
+                self._first.set_result(None)
+        elif name == "connecting":
             self._set_state(CONNECTING)
-            reached, code, attempted, opened = False, None, False, False
-            self._greeted = False
-            conn: Optional[Connection] = None
-            try:
-                token = await self._tokens.fetch()
-                self._token = token
-                await self._count_socket_failures()
-                attempted = True
-                if self._transport == WEBSOCKET:
-                    conn = await WebSocketConnection.open(self.url, token, self._open_timeout)
-                else:
-                    conn = StreamConnection(self.url, token, open_timeout=self._open_timeout,
-                                            idle_ms=self._stream_idle_ms)
-            except Refused as e:
-                if not self._first.done() and e.status in _FATAL_AT_FIRST and not await self._stripped(e):
-                    self._first.set_exception(e)
-                    return
-                reason = f"refused: HTTP {e.status} {e.code}: {e.message}"
-            except (OSError, asyncio.TimeoutError, WebSocketException) as e:
-                reason = f"{type(e).__name__}: {e}" if str(e) else type(e).__name__
-            except Exception as e:  # the token function's own failure
-                log.exception("foldsync: could not connect")
-                reason = f"token: {type(e).__name__}: {e}" if not attempted else f"{type(e).__name__}: {e}"
-            if conn is not None:
-                end, reached = await self._serve(conn)
-                reason, code, opened = end.reason, end.code, end.opened
-            if self._closing.is_set():
+        elif name == "disconnected":
+            # Said once the hook has answered (_retry_after).
+            pass
+        elif name == "closed":
+            if not self._first.done():
+                self._first.set_exception(FoldError(CLOSED_CODE, "the client was closed"))
+                self._first.exception()
+            self._set_state(CLOSED)
+
+    def _retry_after(self, after: float) -> None:
+        """Between connections: the hook has its say, then the state, then the wait."""
+        end = self._held_end or Ended("closed", None, False)
+        self._spawn(self._retry_when_allowed(end, after))
+
+    async def _retry_when_allowed(self, end: Ended, after: float) -> None:
+        reconnects = self._reconnects
+        allowed = self._reconnect_hook is None or await self._may_reconnect(end)
+        if self._closing.is_set() or self._reconnects != reconnects:
+            return  # closed, or reconnect() was called meanwhile (the hook may call it): that answer stands
+        if not allowed:
+            self._set_state(DISCONNECTED, end.reason, None, end.code)
+            if not self._first.done():
+                # connect() has not returned: nobody holds the client to call reconnect().
+                self._first.set_exception(FoldError(DISCONNECTED_CODE, f"not connected, and the reconnect "
+                                                                       f"hook said not to retry: {end.reason}"))
                 return
-            if attempted and self._transport == WEBSOCKET and not self._greeted:
-                self._socket_failed = True
-            if reached:
-                self._backoff.reset()
-            if self._again:  # reconnect(): straight to the next attempt
-                self._again = False
-                self._wake.clear()
-                continue
-            # A failed token function is no connection that ended: the hook is not asked (as in JS).
-            if attempted and not await self._may_reconnect(Ended(reason, code, opened)):
-                self._set_state(DISCONNECTED, reason, None, code)
-                if not self._first.done():
-                    # connect() has not returned: nobody holds the client to call reconnect().
-                    self._first.set_exception(FoldError(DISCONNECTED_CODE, f"not connected, and the reconnect "
-                                                                           f"hook said not to retry: {reason}"))
-                    return
-                await self._wake.wait()
+            self._feed({"suspend": {}})  # until reconnect()
+            return
+        self._set_state(DISCONNECTED, end.reason, int(round(after * 1000)), end.code)
+        self._cancel_retry()
+        self._retry = asyncio.get_running_loop().call_later(after, self._feed, {"retry": {}})
+
+    def _cancel_retry(self) -> None:
+        if self._retry is not None:
+            self._retry.cancel()
+            self._retry = None
+
+    async def _ask_token(self, refresh: bool, ask: int) -> None:
+        try:
+            token = await self._tokens.fetch()
+        except Exception as e:
+            log.exception("foldsync: the token function failed")  # with its traceback; tokenFailed follows
+            if ask == self._token_asks and not refresh:
+                self._feed({"token": {"token": None, "failure": f"{type(e).__name__}: {e}", "refresh": refresh}})
+            return
+        if ask != self._token_asks and not refresh:
+            return  # asked again since: that answer opens the connection
+        # The same token again would renew nothing.
+        if refresh and (not token or token == self._token):
+            return
+        self._feed({"token": {"token": token, "refresh": refresh}})
+
+    def _answer(self, kind: str, body: Dict[str, Any]) -> None:
+        ticket = body["call"]
+        fut, board = self._calls.pop(ticket, (None, None))
+        cancelled = self._cancelled.pop(ticket, None)
+        if cancelled is not None:
+            board = cancelled[0]
+        error = None if kind == "resolve" else FoldError(body["code"], body["message"], board)
+        if cancelled is not None:
+            self._outcomes.publish(Outcome(cancelled[1], cancelled[0], cancelled[2], body.get("rev"), error))
+        elif fut is not None and not fut.done():
+            if error is not None:
+                fut.set_exception(error)
             else:
-                delay = self._backoff.next_delay_ms()
-                self._set_state(DISCONNECTED, reason, delay, code)
-                try:
-                    await asyncio.wait_for(self._wake.wait(), delay / 1000)
-                except asyncio.TimeoutError:
-                    pass
-            self._again = False
-            self._wake.clear()
+                fut.set_result(body["rev"])
+
+    def _finish(self) -> None:
+        self._cancel_retry()
+        if self._tick is not None:
+            self._tick.cancel()
+        for t in list(self._side_tasks):
+            if t is not asyncio.current_task() and t is not self._attempt:
+                t.cancel()
+        for board in list(self._boards.values()):
+            board.end()
+        for feed in (self._states, self._transports, self._authenticated, self._auth_expiring, self._messages,
+                     self._outcomes):
+            feed.end()
+        self._finished.set()
+
+    # ---- the transports ----
+
+    async def _connect(self, token: Optional[str]) -> None:
+        """One connection, from opening it to its end, told to the machine as `closed` (also when cancelled)."""
+        end, status = Ended("closed", None, False), None
+        try:
+            end, status = await self._connect_once(token)
+        finally:
+            self._held_end = end
+            if self._transport == WEBSOCKET and not self._greeted:
+                self._socket_failed = True
+            self._feed({"closed": {"reason": end.reason, "status": status}})
+
+    async def _connect_once(self, token: Optional[str]) -> Tuple[Ended, Optional[int]]:
+        self._greeted = False
+        try:
+            await self._count_socket_failures()
+            if self._transport == WEBSOCKET:
+                conn: Connection = await WebSocketConnection.open(self.url, token, self._open_timeout)
+            else:
+                conn = StreamConnection(self.url, token, open_timeout=self._open_timeout,
+                                        idle_ms=self._stream_idle_ms)
+        except Refused as e:
+            if not self._first.done() and e.status in _FATAL_AT_FIRST and not await self._stripped(e):
+                self._first.set_exception(e)
+            return Ended(f"refused: HTTP {e.status} {e.code}: {e.message}", None, False), e.status
+        except (OSError, asyncio.TimeoutError, WebSocketException) as e:
+            return Ended(f"{type(e).__name__}: {e}" if str(e) else type(e).__name__, None, False), None
+        if self._closing.is_set():
+            await conn.close()
+        return await self._serve(conn), None
+
+    def _disconnect(self) -> None:
+        conn = self._conn
+        if conn is not None:
+            reason = "reconnect() was called" if not self._closing.is_set() else None
+            self._spawn(conn.close(reason))
+        elif self._attempt is not None and not self._attempt.done():
+            self._attempt.cancel()
 
     async def _count_socket_failures(self) -> None:
         """auto: a WebSocket attempt that got no `hello` counts when HTTP
@@ -353,9 +468,8 @@ class Client:
         GET /ws so), not a wrong URL."""
         return refusal.status == 404 and self._mode == AUTO and await http_answers(http_base(self.url))
 
-    async def _serve(self, conn: Connection) -> Tuple[Ended, bool]:
-        """Runs the connection (and the WebSocket that takes over from it, if
-        any) until it ends; returns how, and whether it reached `connected`."""
+    async def _serve(self, conn: Connection) -> Ended:
+        """Runs the connection (and the WebSocket that takes over from it, if any) until it ends."""
         loop = asyncio.get_running_loop()
         while True:
             self._conn = conn
@@ -365,23 +479,18 @@ class Client:
             finally:
                 if timer is not None:
                     timer.cancel()
-            self._carrier_lost(conn)
+            self._pending.forget_all()
+            self._spawn(conn.close())  # a stream's POSTs in flight: their answers are no longer awaited
             following, self._handover = self._handover, None
             if following is None or self._closing.is_set():
                 break
+            # The WebSocket took over under the live session: what the stream
+            # left unanswered goes again on it with its key, after its `hello`.
+            self._feed({"relinked": {}})
             conn = following
-        reached = self._connected
         self._conn = None
         self._connected = False
-        return end, reached
-
-    def _carrier_lost(self, conn: Connection) -> None:
-        """`conn` carries nothing more (it ended, or the WebSocket took over
-        from it): its unanswered actions wait to be sent again with their keys."""
-        self._ready = False
-        self._pending.forget_all()
-        self._outbox.lost(conn)
-        self._spawn(conn.close())  # a stream's POSTs in flight: their answers are no longer awaited
+        return end
 
     def _no_hello(self, conn: Connection) -> None:
         # A host that swallows packets would otherwise hold the attempt for minutes.
@@ -394,7 +503,7 @@ class Client:
             if self._conn is not conn and not self._pending.awaits(m):
                 return
             try:
-                await self._dispatch(m)
+                self._dispatch(m)
                 self._messages.publish(m)
             except Exception:
                 # Our own bug on a message we could not handle: drop this
@@ -405,10 +514,10 @@ class Client:
 
     # ---- the daemon's messages ----
 
-    async def _dispatch(self, m: Dict[str, Any]) -> None:
+    def _dispatch(self, m: Dict[str, Any]) -> None:
         kind = m.get("type")
         if kind == "hello":
-            await self._on_hello(m)
+            self._on_hello(m)
         elif kind == "ack":
             rev = m.get("rev")
             if isinstance(rev, int):
@@ -417,59 +526,29 @@ class Client:
             error = FoldError(str(m.get("code")), str(m.get("message", "")), m.get("board"))
             if error.code == RATE_LIMITED and m.get("id") is None and m.get("board") is None:
                 self._pending.reject_unnamed(error)  # refused before it was read: no id (pending.py)
-            elif not self._pending.reject(m.get("id"), error) and m.get("board") in self._boards:
-                self._boards[m["board"]].refused(error)
+                return
+            self._pending.reject(m.get("id"), error)
         elif kind == "authenticated":
             self.identity = m
             self._authenticated.publish(m)
         elif kind == "authExpiring":
             self._auth_expiring.publish({"in": m.get("in")})
-            self._spawn(self._refresh_token())
-        elif m.get("board") in self._boards:
-            again = self._boards[m["board"]].receive(m)
-            if again is not None:
-                await self._send(again)
+        self._feed({"received": m})
 
-    async def _on_hello(self, m: Dict[str, Any]) -> None:
-        conn_at_hello = self._conn
+    def _refused_unnamed(self, action_id: str, error: FoldError) -> None:
+        """pending.py matched an id-less `rate_limited` to the action sent with `action_id` (its key)."""
+        asyncio.get_running_loop().call_soon(
+            self._feed, {"received": {"type": "error", "id": action_id, "code": error.code, "message": error.message}})
+
+    def _on_hello(self, m: Dict[str, Any]) -> None:
         self.session = m.get("session")
-        if self.session is not None:
-            # The last 16: a patch `by` one of them may be one of our actions (pending_actions).
-            self.sessions = ([s for s in self.sessions if s != self.session] + [self.session])[-16:]
         self._greeted = True
-        # A reconnect() made while this attempt was under way is answered by it.
-        self._again = False
-        self._wake.clear()
         self._connected = True
+        self._cancel_retry()
         if self._transport == WEBSOCKET:
             self._socket_failures = 0
         elif self._mode == AUTO and self._upgrade is None:
             self._upgrade = self._spawn(self._upgrade_later())
-        if not self.following:  # a new connection follows until told otherwise
-            await self._send({"type": "view", "following": False})
-        for board in list(self._boards.values()):
-            await self._send(board.subscribe_message())
-        if self._conn is conn_at_hello:
-            # Bounds first: what is past the age is settled, not sent again.
-            self._outbox.expire(asyncio.get_running_loop().time())
-            self._ready = True
-            self._kick()
-        # A switch of transport on a live client is no change of state.
-        if self._status.state != CONNECTED:
-            self._set_state(CONNECTED)
-        if not self._first.done():
-            self._first.set_result(None)
-
-    async def _refresh_token(self) -> None:
-        conn = self._conn
-        try:
-            token = await self._tokens.fetch()
-        except Exception:
-            log.exception("foldsync: the token function failed; the daemon will close at expiry")
-            return
-        # The same token again would renew nothing.
-        if token and token != self._token and self._conn is conn:
-            await self.authenticate(token)
 
     # ---- auto: back to the WebSocket ----
 
@@ -518,11 +597,28 @@ class Client:
         task.add_done_callback(self._side_tasks.discard)
         return task
 
-    async def _send(self, m: Dict[str, Any]) -> bool:
+    def _send_now(self, m: Dict[str, Any]) -> None:
+        """Sends on the current connection, in the order the machine said (one writer per connection)."""
         conn = self._conn
         if conn is None:
-            return False
-        return await conn.send(m)
+            return
+        if m.get("type") == "auth":
+            self._spawn(self.authenticate(str(m.get("token"))))
+            return
+        if isinstance(m.get("key"), str):
+            self._pending.open(in_band=conn.in_band, action_id=m["key"])[1].add_done_callback(_retrieve)
+        queue = self._outgoing.get(conn)
+        if queue is None:
+            queue = self._outgoing[conn] = []
+            self._spawn(self._write(conn, queue))
+        queue.append(m)
+
+    async def _write(self, conn: Connection, queue: List[Dict[str, Any]]) -> None:
+        try:
+            while queue:
+                await conn.send(queue.pop(0))
+        finally:
+            self._outgoing.pop(conn, None)
 
     # ---- what boards and callers ask ----
 
@@ -534,8 +630,10 @@ class Client:
         board = self._boards.get(name)
         if board is None:
             board = self._boards[name] = Board(self, name)
-            if self._connected:
-                await self._send(board.subscribe_message())
+        self._feed({"subscribe": {"board": name}})
+        entry = self._session.entry(name)
+        if entry is not None:
+            board._entry = entry
         try:
             await asyncio.shield(board._ready)
         except FoldError:
@@ -544,93 +642,39 @@ class Client:
             raise
         return board
 
-    def _answers_lost(self) -> None:
-        """A snapshot nobody asked for: the daemon dropped what was queued
-        for this connection, acks and errors included (PROTOCOL.md,
-        Guarantees 2). The actions whose answers may be among them are sent
-        again with their keys: the daemon applies each now, or answers it
-        with its first outcome (`duplicate`). Answers that come out of band
-        (the stream's POSTs) were not queued there."""
-        conn = self._conn
-        if conn is None or not conn.in_band:
-            return
-        self._pending.forget_in_band()
-        self._outbox.lost(conn)
-        self._kick()
-
     async def _unsubscribe(self, board: Board) -> None:
         if self._boards.get(board.name) is board:
             del self._boards[board.name]
-            await self._send({"type": "unsubscribe", "board": board.name})
+            self._feed({"unsubscribe": {"board": board.name}})
         board.end()
 
     async def _act(self, action: Dict[str, Any], board: Optional[Board] = None) -> int:
-        """Puts the action in the outbox, shows it on `board`, and waits for
-        its answer. Cancelling the awaiting task removes an action not sent
-        yet, or settles a sent one in the background (the outcome goes to
-        on_outbox)."""
+        """Puts the action in the outbox (shown on its board at once), and
+        waits for its answer. Cancelling the awaiting task removes an action
+        not sent yet, or settles a sent one (the outcome goes to on_outbox)."""
         if self._closing.is_set():
             raise FoldError(CLOSED_CODE, "the client was closed")
-        entry = self._outbox.add(action, asyncio.get_running_loop().time())
-        if board is not None and self._boards.get(board.name) is board:
-            board.called(entry.key, entry.message)
-        self._kick()
-        if self._ages is None:
-            self._ages = self._spawn(self._watch_ages())
+        ticket = next(self._tickets)
+        fut: "asyncio.Future[int]" = asyncio.get_running_loop().create_future()
+        name = str(action.get("board"))
+        self._calls[ticket] = (fut, name)
+        bare = {k: v for k, v in action.items() if k not in ("board", "key", "id", "ifRev")}
+        self._feed({"act": {"call": ticket, "board": name, "action": bare, "ifRev": action.get("ifRev")}})
         try:
-            return await entry.future
+            return await fut
         except asyncio.CancelledError:
-            if self._outbox.cancel(entry):
-                self._kick()
+            self._calls.pop(ticket, None)
+            called = self._session.called(ticket)
+            if called is not None:
+                board_name, key, message = called
+                self._cancelled[ticket] = (board_name, key, message)
+                self._feed({"cancel": {"call": ticket}})
             raise
-
-    def _action_finished(self, entry: Entry, rev: Optional[int], error: Optional[BaseException]) -> None:
-        board = self._boards.get(entry.board)
-        if board is not None:
-            board.answered(entry.key, entry.message, rev, error)
-
-    # ---- the outbox on the wire ----
-
-    def _kick(self) -> None:
-        """Sends what waits, in order, when actions may go (one sender at a
-        time, so that the order called is the order sent)."""
-        if self._ready and (self._flusher is None or self._flusher.done()):
-            self._flusher = self._spawn(self._flush())
-
-    async def _flush(self) -> None:
-        while self._ready and not self._closing.is_set():
-            entry, conn = self._outbox.next_to_send(), self._conn
-            if entry is None or conn is None:
-                return
-            action_id, answer = self._pending.open(in_band=conn.in_band)
-            self._outbox.sending(entry, conn, action_id)
-            answer.add_done_callback(functools.partial(self._answered, entry, action_id))
-            if not await conn.send(dict(entry.wire(), id=action_id)):
-                # The connection is going: the next one sends it.
-                self._pending.forget(action_id)
-                self._outbox.not_sent(entry)
-                return
-
-    def _answered(self, entry: Entry, action_id: str, answer: "asyncio.Future[int]") -> None:
-        error = answer.exception()
-        self._outbox.answered(entry, action_id, None if error else answer.result(), error)
-
-    async def _watch_ages(self) -> None:
-        """Applies the age bound once a second while anything waits."""
-        try:
-            while len(self._outbox) and not self._closing.is_set():
-                await asyncio.sleep(1)
-                if self._outbox.expire(asyncio.get_running_loop().time()):
-                    self._kick()
-        finally:
-            self._ages = None
 
     async def follow(self, following: bool) -> None:
         """Whether this connection follows the board's folds and focus (sends
         `view`; sent again after every reconnect)."""
-        self.following = following
-        if self._connected:
-            await self._send({"type": "view", "following": following})
+        self._feed({"view": {"following": following}})
 
     async def _history(self, board: str, *, since: Optional[int], before: Optional[int],
                        limit: Optional[int]) -> Dict[str, Any]:
@@ -645,3 +689,9 @@ class Client:
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
 
+
+
+def _retrieve(fut: "asyncio.Future[int]") -> None:
+    # pending.py's futures are bookkeeping here: the machine answers the call.
+    if not fut.cancelled():
+        fut.exception()

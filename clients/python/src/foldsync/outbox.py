@@ -1,11 +1,16 @@
-"""The outbox: every action from its call until its answer, in call order.
+"""The outbox: every action from its call until its answer, in call order,
+as a pure machine: each input (a call, a connection ready or lost, an
+answer, the clock, a cancel) returns the effects the session (session.py)
+carries out. The Python twin of Sources/FoldSession/Outbox.swift and
+clients/js/outbox.js; Tests/vectors/session.json pins it through the session.
 
-Each action carries a key, `<client id>-<n>`, which makes it exactly-once
-at the daemon (PROTOCOL.md, Guarantee 8). So nothing is given up when the
-network fails: an action called while the client is not connected waits
-here, and an action whose connection ended before its answer came is sent
-again with the same key once the client is back; the daemon answers it
-once (applied then, or `duplicate` with the first answer's rev).
+Each action carries a key, `<client id>-<n>`, also the `id` of the message
+that carries it, which makes it exactly-once at the daemon (PROTOCOL.md,
+Guarantee 8). So nothing is given up when the network fails: an action
+called while the client is not connected waits here, and an action whose
+connection ended before its answer came is sent again with the same key
+once the client is back; the daemon answers it once (applied then, or
+`duplicate` with the first answer's rev).
 
 Bounds, so that an application offline for good is told so:
 - `max_actions`: an action called while that many wait is refused at once
@@ -16,24 +21,18 @@ Bounds, so that an application offline for good is told so:
   became of it, which answers with its rev (it was applied) or voids the
   key for good (`expired`: it was not, and never will be).
 
-Cancelling the task that awaits an action takes it out when it was never
-sent; a sent one is settled (its answer on the connection that carries it,
-or `settle` after a reconnect), and the outcome goes to `outcomes` (the
-client's `on_outbox`), since nobody awaits it any more.
+Cancelling a call takes it out when it was never sent; a sent one is
+settled, and the client hands the outcome to `on_outbox` (Outcome), since
+nobody awaits it any more.
 
-The client (client.py) decides when to send; this module only keeps the
-entries and their state, and tells `on_finish` of each entry it is done
-with (the board rolls a refused action back, pending_actions.py)."""
+Effects: ("send", item) | ("settle", item) | ("resolve", ticket, rev) |
+("reject", ticket, code, message)."""
 from __future__ import annotations
 
-import asyncio
-import itertools
-import secrets
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
-from .errors import EXPIRED, FoldError
-from .feed import Feed
+from .errors import FoldError
 
 MAX_ACTIONS = 1000
 MAX_AGE = 600.0  # seconds; keep it below the daemon's --action-key-hours (24 h)
@@ -50,133 +49,158 @@ class Outcome:
     error: Optional[FoldError] = None
 
 
-class Entry:
-    """One action waiting for its answer."""
+# Item phases.
+WAITING = "waiting"    # never sent: the daemon has not seen it
+SENT = "sent"          # sent on the connection that is up; its answer is awaited there
+CUT = "cut"            # sent, and that connection ended before the answer
+SETTLING = "settling"  # `settle` was sent for its key on the connection that is up
 
-    def __init__(self, key: str, message: Dict[str, Any], future: "asyncio.Future[int]", called_at: float) -> None:
-        self.key = key
-        self.message = message      # the action as sent, `board` and `key` included, without `id`
-        self.future = future
-        self.called_at = called_at  # loop.time() at the call
-        self.carrier: Optional[object] = None  # the connection it is in flight on
-        self.send_id: Optional[str] = None     # the `id` of that send: answers to older sends are stale
-        self.sent = False        # it reached a connection once: it may have been applied
-        self.settle = False      # past the bounds: ask what became of it instead of sending it again
-        self.cancelled = False   # nobody awaits it: the outcome goes to Outbox.outcomes
+Effect = Tuple[Any, ...]
 
-    @property
-    def board(self) -> str:
-        return str(self.message.get("board"))
 
-    def wire(self) -> Dict[str, Any]:
-        """What to send for it now (without `id`): the action, or `settle`."""
-        if self.settle:
-            return {"type": "settle", "board": self.board, "key": self.key}
-        return dict(self.message)
+@dataclass
+class Item:
+    ticket: int
+    board: str
+    action: Dict[str, Any]  # the bare action: no board, key, id or ifRev
+    if_rev: Optional[int]
+    key: str
+    called_at: float
+    phase: str = WAITING
+    settle_only: bool = False  # past its age, or cancelled: never sent again, only settled
+
+    def message(self) -> Dict[str, Any]:
+        """The action on the wire, its key as its id."""
+        m = dict(self.action, board=self.board, key=self.key, id=self.key)
+        if self.if_rev is not None:
+            m["ifRev"] = self.if_rev
+        return m
+
+    def settle_message(self) -> Dict[str, Any]:
+        return {"type": "settle", "board": self.board, "key": self.key, "id": self.key}
 
 
 class Outbox:
-    def __init__(self, max_actions: int = MAX_ACTIONS, max_age: float = MAX_AGE) -> None:
+    def __init__(self, client_id: str, max_actions: int, max_age: float) -> None:
         if max_actions < 1 or max_age <= 0:
             raise ValueError("foldsync: outbox_max_actions is at least 1 and outbox_max_age above 0")
+        self.client_id = client_id
         self.max_actions = max_actions
         self.max_age = max_age
-        # 16 lowercase hex digits from the system's cryptographic source: two
-        # clients never share keys, so neither is taken for the other's repeat.
-        self.client_id = secrets.token_hex(8)
-        self._counter = itertools.count(1)
-        self._entries: List[Entry] = []  # in call order, which is send order
-        self.outcomes: Feed[Outcome] = Feed()
-        # Called with each entry as it leaves, before its awaiter hears: (entry, rev, error).
-        self.on_finish: Optional[Callable[[Entry, Optional[int], Optional[BaseException]], None]] = None
+        self.items: List[Item] = []  # in call order, which is send order
+        self._counter = 0
+        self.connected = False  # a connection is up and has been told the subscriptions (ready)
 
     def __len__(self) -> int:
-        return len(self._entries)
+        return len(self.items)
 
-    def add(self, message: Dict[str, Any], now: float) -> Entry:
-        """A new entry with the next key; FoldError `expired` when full."""
-        if len(self._entries) >= self.max_actions:
-            raise FoldError(EXPIRED, f"the outbox holds {self.max_actions} actions, its bound; this one was not sent",
-                            message.get("board"))
-        key = f"{self.client_id}-{next(self._counter)}"
-        entry = Entry(key, dict(message, key=key), asyncio.get_running_loop().create_future(), now)
-        self._entries.append(entry)
-        return entry
+    def call(self, ticket: int, board: str, action: Dict[str, Any], if_rev: Optional[int], now: float) -> List[Effect]:
+        """A new action: sent at once when connected, else kept."""
+        if len(self.items) >= self.max_actions:
+            return [("reject", ticket, "expired",
+                     f"the outbox holds {len(self.items)} actions, its bound; this one was not sent")]
+        self._counter += 1
+        item = Item(ticket, board, action, if_rev, f"{self.client_id}-{self._counter}", now)
+        self.items.append(item)
+        if not self.connected:
+            return []
+        item.phase = SENT
+        return [("send", item)]
 
-    def next_to_send(self) -> Optional[Entry]:
-        """The first entry, in call order, that is not in flight."""
-        return next((e for e in self._entries if e.carrier is None), None)
+    def ready(self, now: float) -> List[Effect]:
+        """A connection is up and every subscription was sent on it: what
+        waits goes, in call order; what is past its age is settled instead."""
+        self.connected = True
+        out = self._expire(now)
+        for item in self.items:
+            if item.phase == WAITING or (item.phase == CUT and not item.settle_only):
+                item.phase = SENT
+                out.append(("send", item))
+            elif item.phase == CUT:
+                item.phase = SETTLING
+                out.append(("settle", item))
+        return out
 
-    def sending(self, entry: Entry, carrier: object, send_id: str) -> None:
-        entry.carrier, entry.send_id, entry.sent = carrier, send_id, True
+    def lost(self) -> None:
+        """The connection ended: every answer awaited on it is lost."""
+        self.connected = False
+        for item in self.items:
+            if item.phase in (SENT, SETTLING):
+                item.phase = CUT
 
-    def not_sent(self, entry: Entry) -> None:
-        """The send failed at once (the connection was going): it goes with the next one."""
-        entry.carrier = entry.send_id = None
+    def answers_dropped(self) -> List[Effect]:
+        """The daemon dropped this connection's queued answers (a `lagging`
+        resync): what was sent goes again (a repeat is answered, not applied)."""
+        out: List[Effect] = []
+        for item in self.items:
+            if item.phase == SENT:
+                out.append(("send", item))
+            elif item.phase == SETTLING:
+                out.append(("settle", item))
+        return out
 
-    def lost(self, carrier: object) -> None:
-        """`carrier` ended: what was in flight on it waits again, to be sent
-        again with its key (or settled, when cancelled or past the age)."""
-        for e in self._entries:
-            if e.carrier is carrier:
-                e.carrier = e.send_id = None
-                if e.cancelled:
-                    e.settle = True
+    def answered(self, key: Any, rev: Optional[int], error: Optional[Tuple[str, str]]) -> List[Effect]:
+        """The answer to the message with id `key`: an ack (`rev`) or an error ((code, message))."""
+        item = next((i for i in self.items if i.key == key), None)
+        if item is None or item.phase not in (SENT, SETTLING) or (rev is None and error is None):
+            return []
+        self.items.remove(item)
+        if rev is not None:
+            return [("resolve", item.ticket, rev)]
+        code, message = error  # type: ignore[misc]
+        if item.phase == SETTLING and code == "expired":
+            message = f"the action was never applied, and now never will be ({message})"
+        return [("reject", item.ticket, code, message)]
 
-    def answered(self, entry: Entry, send_id: str, rev: Optional[int], error: Optional[BaseException]) -> None:
-        """The answer to one send of `entry`; one to an older send is stale."""
-        if entry.send_id != send_id or entry not in self._entries:
-            return
-        self._finish(entry, rev, error)
+    def tick(self, now: float) -> List[Effect]:
+        """Once a second while anything waits: what is past its age."""
+        out = self._expire(now)
+        if self.connected:
+            for item in self.items:
+                if item.settle_only and item.phase == CUT:
+                    item.phase = SETTLING
+                    out.append(("settle", item))
+        return out
 
-    def cancel(self, entry: Entry) -> bool:
-        """The awaiting task was cancelled. True when a `settle` is to be sent."""
-        entry.cancelled = True
-        if entry not in self._entries:  # answered as it was cancelled
-            if entry.future.done() and not entry.future.cancelled():
-                error = entry.future.exception()
-                self._publish(entry, None if error else entry.future.result(), error)
-            return False
-        if not entry.sent:
-            self._finish(entry, None, FoldError(EXPIRED, "cancelled before it was sent", entry.board))
-            return False
-        if entry.carrier is None:
-            entry.settle = True
-            return True
-        return False  # in flight on a live connection: its answer is the outcome
+    def cancel(self, ticket: int) -> List[Effect]:
+        """The application gave up on `ticket`: unsent, it goes (`expired`);
+        sent, its key is settled, so it is either confirmed or never applied."""
+        item = next((i for i in self.items if i.ticket == ticket), None)
+        if item is None:
+            return []
+        if item.phase == WAITING:
+            self.items.remove(item)
+            return [("reject", ticket, "expired", "cancelled before it was sent: it was never applied")]
+        if item.phase == SENT:
+            item.settle_only = True
+            item.phase = SETTLING
+            return [("settle", item)]
+        if item.phase == CUT:
+            item.settle_only = True
+        return []
 
-    def expire(self, now: float) -> bool:
-        """Applies `max_age` to what is not in flight; True when something is to be settled."""
-        to_settle = False
-        for e in list(self._entries):
-            if e.carrier is not None or now - e.called_at <= self.max_age:
-                continue
-            if not e.sent:
-                self._finish(e, None, FoldError(
-                    EXPIRED, f"waited {self.max_age:g} s without a connection; it was never sent", e.board))
+    def close_all(self) -> List[Effect]:
+        """close(): everything still waiting fails."""
+        out: List[Effect] = [
+            ("reject", item.ticket, "closed",
+             "the client was closed before the answer came: the action may or may not have been applied"
+             if item.phase != WAITING else "the client was closed before the action was sent: it was never applied")
+            for item in self.items]
+        self.items = []
+        return out
+
+    def _expire(self, now: float) -> List[Effect]:
+        # Unsent items past their age fail; sent ones whose answer was lost are marked to be settled.
+        out: List[Effect] = []
+        kept: List[Item] = []
+        for item in self.items:
+            if item.phase == WAITING and now - item.called_at > self.max_age:
+                out.append(("reject", item.ticket, "expired",
+                            f"waited {int(self.max_age)} s without a connection; it was never sent, so never applied"))
             else:
-                e.settle = True
-                to_settle = True
-        return to_settle
-
-    def close(self, error: FoldError) -> None:
-        """Rejects everything with `error` (close())."""
-        for e in list(self._entries):
-            self._finish(e, None, FoldError(error.code, error.message, e.board))
-        self.outcomes.end()
-
-    def _finish(self, entry: Entry, rev: Optional[int], error: Optional[BaseException]) -> None:
-        self._entries.remove(entry)
-        if self.on_finish is not None:
-            self.on_finish(entry, rev, error)
-        if entry.cancelled or entry.future.done():
-            self._publish(entry, rev, error)
-        elif error is not None:
-            entry.future.set_exception(error)
-        else:
-            entry.future.set_result(rev)  # type: ignore[arg-type]
-
-    def _publish(self, entry: Entry, rev: Optional[int], error: Optional[BaseException]) -> None:
-        action = {k: v for k, v in entry.message.items() if k != "key"}
-        fold = error if isinstance(error, FoldError) or error is None else FoldError("internal", str(error))
-        self.outcomes.publish(Outcome(entry.key, entry.board, action, rev, fold))
+                kept.append(item)
+        self.items = kept
+        for item in self.items:
+            if item.phase == CUT and now - item.called_at > self.max_age:
+                item.settle_only = True
+        return out

@@ -1,7 +1,9 @@
 """Actions awaiting their `ack` or `error` on the current connection,
-matched by the `id` we sent: each send of an outbox entry (outbox.py) opens
-an id; when the connection ends they are forgotten, and the outbox sends
-the action again with a new id and the same key.
+matched by the `id` we sent. The client opens one for each action or
+`settle` the session machine sends (its id is the action's key, outbox.py)
+and forgets them when the connection ends; the machine itself matches the
+answers that name their id. What this adds is the one refusal that names
+none, told back through `on_unnamed` with the id it was matched to.
 
 A `rate_limited` refusal names the action's id when the message had one
 (the daemon reads it back for that); one without (a `view`, or a message
@@ -16,7 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-from typing import Dict, List, Set, Tuple
+from typing import Callable, Dict, List, Optional, Set, Tuple
 
 from .errors import FoldError
 
@@ -28,11 +30,15 @@ class Pending:
         self._waiting: Dict[str, "asyncio.Future[int]"] = {}
         self._out_of_band: Set[str] = set()    # sent where answers do not come with the boards' messages
         self._unclaimed: List[FoldError] = []  # id-less refusals not matched yet
+        # Told of each id an id-less refusal was matched to (the client answers the session machine with it).
+        self.on_unnamed: Optional[Callable[[str, FoldError], None]] = None
 
-    def open(self, in_band: bool = True) -> Tuple[str, "asyncio.Future[int]"]:
-        """A new id; `in_band` when its answer comes in order with the
-        boards' messages (the WebSocket, not the stream's POSTs)."""
-        action_id = f"py{next(self._ids)}"
+    def open(self, in_band: bool = True, action_id: Optional[str] = None) -> Tuple[str, "asyncio.Future[int]"]:
+        """A new id (or `action_id`, an outbox key); `in_band` when its answer
+        comes in order with the boards' messages (the WebSocket, not the
+        stream's POSTs)."""
+        action_id = action_id or f"py{next(self._ids)}"
+        self.forget(action_id)  # sent again on this connection: its place is the new send's
         fut: "asyncio.Future[int]" = asyncio.get_running_loop().create_future()
         self._waiting[action_id] = fut
         if not in_band:
@@ -100,6 +106,8 @@ class Pending:
             self._unclaimed.clear()
 
     def _settle(self, action_id: str, error: FoldError) -> None:
+        if self.on_unnamed is not None:
+            self.on_unnamed(action_id, error)
         fut = self._pop(action_id)
         if not fut.done():
             fut.set_exception(error)
