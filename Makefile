@@ -12,7 +12,10 @@ RELEASE = .build/release
 # The package's executables: the Swift runtime and Foundation linked in, so
 # that they need only Debian's libraries; full RELRO (lintian's hardening check).
 STATIC = .build/static
-STATIC_FLAGS = -c release --static-swift-stdlib --build-path $(STATIC) -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now
+STATIC_FLAGS = -c release --static-swift-stdlib --build-path $(STATIC) -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now $(STATIC_LD)
+# From Debian 13 on, binutils' ld (2.44) drops the RELRO segment from a
+# --static-swift-stdlib link; the toolchain's lld keeps it (docs/PACKAGING.md).
+STATIC_LD := $(shell . /etc/os-release 2>/dev/null; [ "$${ID}" = debian ] && [ "$${VERSION_ID%%.*}" -ge 13 ] 2>/dev/null && echo -Xswiftc -use-ld=lld)
 # What make deb and the package test need (dpkg-buildpackage is in dpkg-dev).
 PACKAGE_TOOLS = debhelper dpkg-dev lintian debootstrap binutils curl python3 util-linux
 LISTEN ?= 127.0.0.1:7681

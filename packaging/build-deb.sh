@@ -7,7 +7,8 @@
 #
 #   packaging/build-deb.sh [--version V] [--bin DIR] [--out DIR]
 #
-# VERSION defaults to the one --version prints (Sources/FoldCore/Support/Version.swift).
+# VERSION defaults to packaging/deb-version.sh's: --version's with ~debNNu1 for
+# the Debian release this runs on, whose codename the changelog names.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -20,10 +21,8 @@ while [ $# -gt 0 ]; do
     *) echo "usage: $0 [--version V] [--bin DIR] [--out DIR]" >&2; exit 2 ;;
   esac
 done
-if [ -z "$version" ]; then
-  version=$(sed -n 's/^ *public static let string = "\(.*\)"$/\1/p' Sources/FoldCore/Support/Version.swift)
-fi
-[ -n "$version" ] || { echo "build-deb: no version in Sources/FoldCore/Support/Version.swift" >&2; exit 1; }
+[ -n "$version" ] || version=$(packaging/deb-version.sh)
+codename=$(packaging/deb-version.sh --codename)
 for exe in foldsyncd foldsync; do
   [ -x "$bin/$exe" ] || { echo "build-deb: $bin/$exe is missing (make static)" >&2; exit 1; }
 done
@@ -43,7 +42,7 @@ cp -r packaging/debian "$src/debian"
 # that a rebuild of one commit gives the same package.
 when=$(git log -1 --format=%ct 2>/dev/null || date +%s)
 cat >"$src/debian/changelog" <<EOF
-foldsync ($version) bookworm; urgency=medium
+foldsync ($version) $codename; urgency=medium
 
   * Release $version: the daemon, the terminal client and the dashboard
     (the project's history is its git log).

@@ -119,6 +119,14 @@ import Testing
     /// short, lws holds the rest, and later writes queue behind it. The
     /// reader still gets every frame whole and in order, and the other
     /// subscriber keeps up.
+    ///
+    /// This is the proof that sending on the socket beside lws is safe on
+    /// the lws it runs against (4.1.6 on Debian 12, 4.3.5 on Debian 13:
+    /// `Tests/debian/run.sh` runs it there): while lws holds the tail of a
+    /// short write, lws' own frames (the PONGs to the reader's PINGs) and
+    /// every later patch must wait behind it. A direct write ahead of the
+    /// held bytes, or a PONG inside a frame, breaks the framing this reader
+    /// checks byte by byte.
     @Test func aReaderThatFallsBehindGetsEveryFrameWholeThroughShortWrites() throws {
         let d = try DaemonProcess(["--max-actions-per-second", "100000", "--action-burst", "100000",
                                    "--max-queue-frames", "100000", "--max-queue-bytes", "1073741824"])
@@ -145,8 +153,23 @@ import Testing
             try #require(m.rev == keptRev + 1)
             keptRev += 1
         }
+        // lws answers these PINGs with PONGs of its own while it holds the tail of a short write;
+        // then more patches, sent on the socket by the daemon while lws still holds bytes.
+        let pings: [[UInt8]] = (0..<3).map { Array("ping-\($0)".utf8) }
+        for p in pings { try lagging.sendRaw(TestSocket.frame(opcode: 0x9, p)) }
+        let more = 20
+        var second: [UInt8] = []
+        for i in count..<(count + more) {
+            let items = (0..<14).map { "\"\(item(i, $0))\"" }.joined(separator: ",")
+            second += TestSocket.frame(opcode: 0x1, Array(Wire.action(.setItems, id: "s\(i)", #""section":"s\#(i % 3)","items":[\#(items)]"#).utf8))
+        }
+        try publisher.sendRaw(second)
+        for _ in 0..<more {
+            let m = try keeping.recvSkippingPresence()
+            try #require(m.type == "patch", "\(m)")
+        }
         // Only now does the lagging reader start: by then its socket has been full for a while.
-        for i in 0..<count {
+        for i in 0..<(count + more) {
             let m = try lagging.recvSkippingPresence(timeout: 20)
             try #require(m.type == "patch", "\(m)")
             try #require(m.rev == rev + 1, "patch \(i): rev \(m.rev ?? -1) after \(rev)")
@@ -154,6 +177,13 @@ import Testing
             let items = try #require(m["ops"]?.arrayValue?.first?["value"]?.arrayValue, "\(m)")
             #expect(items.map { $0.stringValue ?? "" } == (0..<14).map { item(i, $0) })
         }
+        // RFC 6455 §5.5.3 lets lws answer only the latest of PINGs it has not answered yet: one PONG at least,
+        // each carrying a PING's payload whole.
+        #expect(try eventually(timeout: 10) {
+            if lagging.pongs.isEmpty, try lagging.fill(until: Date().addingTimeInterval(0.2)) { while try lagging.parseFrame() {} }
+            return !lagging.pongs.isEmpty
+        }, "no PONG came")
+        #expect(lagging.pongs.allSatisfy { pings.contains($0) }, "PONGs: \(lagging.pongs.map { String(decoding: $0, as: UTF8.self) })")
         #expect(try d.http("GET", "/api/boards/default").json().rev == rev)
         #expect(lagging.batchFrames == 0)
         let metrics = try d.http("GET", "/metrics").text

@@ -34,7 +34,12 @@ import Testing
             }
         }
         #expect(refused > 0, "all 200 were admitted under a 128-descriptor limit")
-        #expect(open.count > 60, "the daemon held only \(open.count) connections")
+        // Refused only near the top: upgrades are refused from descriptor 84 on (128, less a
+        // quarter in reserve, less a margin of an eighth), and the daemon's own files, the store's,
+        // the loop's and lws' take the lowest (23 on lws 4.1.6, 24 on 4.3.5).
+        let held = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(d.pid)/fd").count) ?? 0
+        #expect(held >= 80, "the daemon refused with only \(held) descriptors open (\(open.count) connections)")
+        #expect(open.count > 50, "the daemon held only \(open.count) connections")
         // One at a time, each refusal is a clean answer, not a dropped socket.
         #expect(answered503 == refused, "\(refused) refused, \(answered503) of them with 503; the others: \(otherwise)")
 

@@ -166,7 +166,7 @@ import Testing
             hs(JWTMint.claims("alice", life: 120, grants: #"{"default":["read","fold"]}"#)),
             hs(JWTMint.claims("mallory", life: 120)),
         ])
-        // lws 4.1.6 reads at most 127 bytes of subprotocols: a JWT offered
+        // lws reads at most 126 bytes of subprotocols: a JWT offered
         // there gets a 400 that says where to put it instead.
         #expect(try TestSocket.refusal(port: d.port, protocols: ["foldsync.v1", "token.\(tokens[0])"]) == 400)
         let c = try d.connect(headers: [("Authorization", "Bearer \(tokens[0])")])

@@ -103,7 +103,7 @@ extension TestSocket {
         case 0x9:
             try sendRaw(Self.frame(opcode: 0xA, payload))
         case 0xA:
-            break
+            pongs.append(payload)
         default:
             throw HarnessError("unexpected opcode \(opcode) from the server")
         }

@@ -23,6 +23,8 @@ final class TestSocket {
     var closeReason = ""
     /// The peer closed the TCP connection (or it broke).
     var eof = false
+    /// The payloads of the PONG frames received, in order.
+    var pongs: [[UInt8]] = []
 
     static let defaultTimeout = 5.0
 

@@ -31,6 +31,23 @@ import Testing
         #expect(m.contains(#"foldsync_upgrades_refused_total{reason="token"} 1"#), "\(m)")
     }
 
+    /// lws (4.1.6 and 4.3.5 alike) reads at most 126 bytes of the
+    /// subprotocol offer and drops a longer one without an answer: an offer
+    /// of 126 bytes is served, one of 127 gets a 400 that says why.
+    @Test func aSubprotocolOfferPastWhatLwsReadsGets400AndOneAtItIsServed() throws {
+        let d = try DaemonProcess()
+        defer { d.shutdown() }
+        func offer(_ bytes: Int) -> [String] {
+            let head = "foldsync.v1, x-"
+            return [head + String(repeating: "p", count: bytes - head.utf8.count)]
+        }
+        let served = try TestSocket(port: d.port, protocols: offer(126))
+        #expect(served.negotiated == "foldsync.v1")
+        #expect(try TestSocket.refusal(port: d.port, protocols: offer(127)) == 400)
+        let r = try RawUpgrade.send(port: d.port, headers: [("Host", "127.0.0.1:\(d.port)"), ("Sec-WebSocket-Protocol", offer(127)[0])])
+        try r.expect(status: 400, code: "bad_request")
+    }
+
     @Test func aWrongPathGets404() throws {
         let d = try DaemonProcess()
         defer { d.shutdown() }

@@ -17,12 +17,15 @@
 #   7. apt remove keeps the data, the configuration and the user; apt purge
 #      says what it deletes, and nothing of the package is left.
 #
-#   Tests/package/run.sh [DEB]     (default: .build/deb/foldsync_VERSION_amd64.deb, from make deb)
+#   Tests/package/run.sh [DEB]     (default: .build/deb/foldsync_VERSION_amd64.deb, from make deb;
+#                                   VERSION: packaging/deb-version.sh's)
 #
 # Environment: FOLDSYNC_STATIC_BIN (the executables make deb packaged, to
 # rebuild the next version from), FOLDSYNC_DEB_SUITE (bookworm),
 # FOLDSYNC_DEB_MIRROR (http://deb.debian.org/debian), FOLDSYNC_KEEP_ROOT=1
-# (leave the root for a look after a failure).
+# (leave the root for a look after a failure), FOLDSYNC_NEXT_DEB (the next
+# version, built already: Tests/debian/run.sh builds it on its release),
+# FOLDSYNC_LINTIAN=elsewhere (the caller ran its release's lintian).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 if [ "$(id -u)" != 0 ]; then exec sudo -E "$0" "$@"; fi
@@ -31,13 +34,15 @@ export LC_ALL=C.UTF-8 DEBIAN_FRONTEND=noninteractive
 suite=${FOLDSYNC_DEB_SUITE:-bookworm}
 mirror=${FOLDSYNC_DEB_MIRROR:-http://deb.debian.org/debian}
 bin=${FOLDSYNC_STATIC_BIN:-.build/static/release}
-version=$(sed -n 's/^ *public static let string = "\(.*\)"$/\1/p' Sources/FoldCore/Support/Version.swift)
-deb=${1:-.build/deb/foldsync_${version}_amd64.deb}
+deb=${1:-.build/deb/foldsync_$(packaging/deb-version.sh)_amd64.deb}
+[ -f "$deb" ] || { echo "package-test: $deb is missing (make deb)" >&2; exit 1; }
+# The package's own version (~deb12u1, ~deb13u1: the release it was built for).
+version=$(dpkg-deb -f "$deb" Version)
+program_version=${version%%[+~-]*}
 next_version="$version+pkgtest1"
 work=.build/package-test
 cache=.build/package-cache/$suite-minbase.tar
 mkdir -p "$work" "$(dirname "$cache")"
-[ -f "$deb" ] || { echo "package-test: $deb is missing (make deb)" >&2; exit 1; }
 
 step() { echo "== package-test: $*"; }
 fail() { echo "package-test: FAIL: $*" >&2; exit 1; }
@@ -62,13 +67,24 @@ trap cleanup EXIT
 in_root() { chroot "$root" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LC_ALL=C.UTF-8 DEBIAN_FRONTEND=noninteractive "$@"; }
 as_foldsync() { chroot --userspec=foldsync:foldsync "$root" env -i PATH=/usr/bin:/bin LC_ALL=C.UTF-8 "$@"; }
 
-step "lintian $deb"
-lintian --info "$deb" >"$work/lintian.txt" 2>&1 || true
-cat "$work/lintian.txt"
-if grep -q '^E:' "$work/lintian.txt"; then fail "lintian reports errors"; fi
+if [ "${FOLDSYNC_LINTIAN:-}" = elsewhere ]; then
+  # Tests/debian/run.sh ran the package's own release's lintian in its build root.
+  step "lintian: run by the caller, with $suite's lintian"
+else
+  step "lintian $deb"
+  lintian --info "$deb" >"$work/lintian.txt" 2>&1 || true
+  cat "$work/lintian.txt"
+  if grep -q '^E:' "$work/lintian.txt"; then fail "lintian reports errors"; fi
+fi
 
-step "the next version ($next_version), repackaged from $bin"
-next_deb=$(packaging/build-deb.sh --version "$next_version" --bin "$bin" --out "$work/next" | tail -1)
+if [ -n "${FOLDSYNC_NEXT_DEB:-}" ]; then
+  next_deb=$FOLDSYNC_NEXT_DEB
+  step "the next version ($next_version): $next_deb"
+  [ "$(dpkg-deb -f "$next_deb" Version)" = "$next_version" ] || fail "$next_deb is not version $next_version"
+else
+  step "the next version ($next_version), repackaged from $bin"
+  next_deb=$(packaging/build-deb.sh --version "$next_version" --bin "$bin" --out "$work/next" | tail -1)
+fi
 
 root=$(mktemp -d "${TMPDIR:-/tmp}/foldsync-root.XXXXXX")
 # mkdtemp makes it 0700: no user but root could run anything inside.
@@ -142,10 +158,10 @@ done
 toolchain=$(dirname "$(dirname "$(dirname "$(readlink -f "$(command -v swift || echo /opt/swift/usr/bin/swift)")")")")
 if [ -d "$toolchain" ]; then
   got=$(unshare -m sh -c "mount --make-rprivate / && mount -t tmpfs none '$toolchain' && exec env -i PATH=/usr/bin:/bin '$root/usr/bin/foldsyncd' --version")
-  [ "$got" = "foldsyncd $version" ] || fail "with $toolchain hidden: '$got'"
+  [ "$got" = "foldsyncd $program_version" ] || fail "with $toolchain hidden: '$got'"
   echo "  with $toolchain hidden: $got"
 fi
-[ "$(as_foldsync /usr/bin/foldsync --version)" = "foldsync $version" ] || fail "foldsync --version"
+[ "$(as_foldsync /usr/bin/foldsync --version)" = "foldsync $program_version" ] || fail "foldsync --version"
 
 step "--check-config (the unit's ExecStartPre)"
 as_foldsync /usr/bin/foldsyncd --check-config || fail "--check-config refuses the installed configuration"

@@ -7,11 +7,12 @@ extension WebServer {
     /// Decides an upgrade while the request headers are still there. A
     /// refusal is a real HTTP answer (401, 403, 404, 503) with the HTTP API's
     /// JSON error body, rather than a hang-up, so browsers and scripts see why.
-    /// lws 4.1.6 copies the subprotocol list into a 128-byte buffer and drops
-    /// the connection without an answer when it is longer
-    /// (`lws_process_ws_upgrade`), which a `token.` offer carrying a JWT
-    /// usually is: refused here first, with an answer that says why.
-    static let maxProtocolOffer = 127
+    /// lws (4.1.6 and 4.3.5 alike, `lws_process_ws_upgrade`) copies the
+    /// subprotocol list into a 128-byte buffer with `lws_hdr_copy(..., 127)`,
+    /// which fails from 127 bytes on (room for the NUL), and drops the
+    /// connection without an answer; a `token.` offer carrying a JWT usually
+    /// is that long: refused here first, with an answer that says why.
+    static let maxProtocolOffer = 126
 
     func confirmUpgrade(_ wsi: OpaquePointer) -> CallbackResult {
         let path = Headers.read(wsi, WSI_TOKEN_GET_URI) ?? ""

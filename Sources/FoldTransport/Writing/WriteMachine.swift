@@ -53,12 +53,14 @@ struct WriteMachine: ~Copyable {
     private(set) var replyDepth = 0
 
     /// The close, where it stands: open; a close asked for (its frame goes
-    /// once the queue is written); the peer's close frame came (lws answers
+    /// once the queue is written); our close frame written, waiting for the
+    /// peer's (or the deadline); the peer's close frame came (lws answers
     /// it, and nothing of ours may follow); a write failed (the peer is
     /// gone); lws closed the connection, remembering which of those ended it.
     enum Phase: Equatable {
         case open
         case closing(code: UInt16, reason: String)
+        case closeSent
         case peerClosing
         case failed
         case closed(peerClosed: Bool, failed: Bool)
@@ -144,10 +146,19 @@ struct WriteMachine: ~Copyable {
 
     // MARK: Inputs from lws and the clock
 
-    mutating func peerBeganClose() {
+    /// The peer's close frame. True when it answers ours: the shell hangs
+    /// up then, so that lws does not answer it with a second close frame.
+    @discardableResult
+    mutating func peerBeganClose() -> Bool {
         switch phase {
-        case .open, .closing: phase = .peerClosing
-        case .peerClosing, .failed, .closed: break
+        case .open, .closing:
+            phase = .peerClosing
+            return false
+        case .closeSent:
+            phase = .peerClosing
+            return true
+        case .peerClosing, .failed, .closed:
+            return false
         }
     }
 
@@ -182,7 +193,7 @@ struct WriteMachine: ~Copyable {
     mutating func flush(now: UInt64, lwsHolding: () -> Bool, pacing: inout Pacing, into buffer: WriteBuffer) -> FlushStep {
         switch phase {
         case .open, .closing: break
-        case .peerClosing, .failed, .closed: return .nothing
+        case .closeSent, .peerClosing, .failed, .closed: return .nothing
         }
         guard !writableAsked, !pace.waiting, !queue.isEmpty else { return .nothing }
         if replyDepth == 0, let due = pacing.hold(&pace, now: now) { return .wait(until: due) }
@@ -195,7 +206,8 @@ struct WriteMachine: ~Copyable {
         case nothing
         /// The keep-alive's PING (lws frames control messages itself); `pinged` follows.
         case ping
-        /// Everything queued is written: the close frame, then lws closes.
+        /// Everything queued is written: the shell writes the close frame
+        /// (`closeWritten` follows) and waits for the peer's, or the deadline.
         case sendClose(code: UInt16, reason: String)
         case send(Outgoing)
     }
@@ -203,8 +215,8 @@ struct WriteMachine: ~Copyable {
     /// lws' WRITEABLE callback: one write, as lws documents.
     mutating func writable(now: UInt64, pacing: inout Pacing, into buffer: WriteBuffer) -> WritableStep {
         writableAsked = false
-        // lws is answering the peer's close: no data frame may follow it.
-        if phase == .peerClosing { return .nothing }
+        // lws is answering the peer's close, or ours is out: no frame may follow.
+        if phase == .peerClosing || phase == .closeSent { return .nothing }
         // Here lws holds nothing unsent, so the PING cannot cut into a frame of ours.
         if pingDue && phase == .open {
             pingDue = false
@@ -216,6 +228,13 @@ struct WriteMachine: ~Copyable {
         }
         if pace.waiting { return .nothing }
         return .send(take(into: buffer, now: now, pacing: &pacing))
+    }
+
+    /// Our close frame went out (or not: the peer is gone).
+    mutating func closeWritten(ok: Bool) -> AfterSend {
+        guard ok else { return fail() }
+        if case .closing = phase { phase = .closeSent }
+        return .done([])
     }
 
     /// The PING went out (or not): what is queued follows on the next WRITEABLE.
