@@ -21,7 +21,7 @@ PACKAGE_TOOLS = debhelper dpkg-dev lintian debootstrap binutils curl python3 uti
 LISTEN ?= 127.0.0.1:7681
 DB ?= ./foldsync.db
 
-.PHONY: unit js-client-test python-client-test jwt-venv deps test-deps package-deps build release static deb package-test run test fuzz sanitize-core bench-core bench-fold-latency web-test web-unit strict-client-test bench-smoke cluster-viewers-test clean install uninstall
+.PHONY: unit js-client-test python-client-test jwt-venv deps test-deps package-deps build release static deb package-test debian13-test run test fuzz sanitize-core bench-core bench-fold-latency web-test web-unit strict-client-test bench-smoke cluster-viewers-test clean install uninstall
 
 # Installs the C libraries (Debian packages) when any is missing.
 deps:
@@ -58,6 +58,12 @@ deb: static package-deps
 package-test: deb
 	Tests/package/run.sh
 
+# The same commit on Debian 13 (as root): the Swift suite, make deb, the
+# package test and the upgrade of a Debian 12 host with this host's package
+# (Tests/debian/run.sh, docs/PACKAGING.md).
+debian13-test: deb
+	FOLDSYNC_DEB12=.build/deb/foldsync_$$(packaging/deb-version.sh)_amd64.deb Tests/debian/run.sh
+
 build: deps
 	$(SWIFT) build
 
@@ -79,6 +85,7 @@ test: test-deps jwt-venv
 	$(MAKE) js-client-test
 	$(MAKE) web-test
 	$(MAKE) package-test
+	$(MAKE) debian13-test
 
 # The Python client library against the real daemon, under pytest (pip
 # installs websockets and pytest into .build/py-client-venv).

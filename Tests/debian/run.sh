@@ -24,6 +24,9 @@ export LC_ALL=C.UTF-8 DEBIAN_FRONTEND=noninteractive
 source Tests/debian/root.sh
 
 suite=${FOLDSYNC_DEBIAN_SUITE:-trixie}
+# The upgrade starts from this host's own package: a Debian 12 one.
+. /etc/os-release
+[ "${VERSION_CODENAME:-}" = bookworm ] || { echo "debian-$suite: runs on a Debian 12 host (this is ${PRETTY_NAME:-unknown}); on Debian 13, make test runs the suite itself" >&2; exit 1; }
 steps=("$@")
 [ ${#steps[@]} -gt 0 ] || steps=(suite deb package upgrade)
 work=$PWD/.build/debian-$suite
@@ -96,7 +99,9 @@ for s in "${steps[@]}"; do
     sed 's/^/  /' "$work/lintian.txt"
     ! grep -q '^[EW]:' "$work/lintian.txt" || fail "lintian reports errors or warnings"
     in_root "$root" dpkg-deb -f "$deb" Version Depends | sed 's/^/  /'
-    in_root "$root" dpkg-deb -c "$deb" | grep -q ' \./usr/lib/systemd/system/foldsyncd.service$' || fail "the unit is not under /usr/lib/systemd/system"
+    listing=$(in_root "$root" dpkg-deb -c "$deb")
+    grep -q ' \./usr/lib/systemd/system/foldsyncd.service$' <<<"$listing" || fail "the unit is not under /usr/lib/systemd/system"
+    echo "  the units under /usr/lib/systemd/system (merged /usr)"
     ;;
   package)
     version=$(build packaging/deb-version.sh)

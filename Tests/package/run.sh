@@ -157,7 +157,8 @@ for exe in /usr/bin/foldsyncd /usr/bin/foldsync; do
 done
 toolchain=$(dirname "$(dirname "$(dirname "$(readlink -f "$(command -v swift || echo /opt/swift/usr/bin/swift)")")")")
 if [ -d "$toolchain" ]; then
-  got=$(unshare -m sh -c "mount --make-rprivate / && mount -t tmpfs none '$toolchain' && exec env -i PATH=/usr/bin:/bin '$root/usr/bin/foldsyncd' --version")
+  # In the root, with its own libraries (a Debian 13 package needs Debian 13's), and the host's toolchain hidden too.
+  got=$(unshare -m sh -c "mount --make-rprivate / && mount -t tmpfs none '$toolchain' && exec chroot '$root' env -i PATH=/usr/bin:/bin /usr/bin/foldsyncd --version")
   [ "$got" = "foldsyncd $program_version" ] || fail "with $toolchain hidden: '$got'"
   echo "  with $toolchain hidden: $got"
 fi

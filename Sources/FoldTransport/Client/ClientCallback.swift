@@ -39,7 +39,7 @@ private func dispatch(
     case LWS_CALLBACK_CLIENT_APPEND_HANDSHAKE_HEADER:
         return client.appendHeaders(id, wsi, input, len)
     case LWS_CALLBACK_CLIENT_FILTER_PRE_ESTABLISH:
-        // The answer's headers are still there (by ESTABLISHED, lws 4.1 has
+        // The answer's headers are still there (by ESTABLISHED, lws 4.1 and 4.3 have
         // dropped them): the subprotocol the server chose.
         client.sockets[id]?.subprotocol = Headers.read(wsi, WSI_TOKEN_PROTOCOL)
         return .proceed

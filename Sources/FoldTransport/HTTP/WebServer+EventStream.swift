@@ -63,7 +63,8 @@ extension WebServer {
     /// (LRS_DOING_TRANSACTION; 4.3 reads there "at least for SSE"), so a
     /// reader's close leaves the socket readable, the service thread polls
     /// it in a loop, and nothing ends the stream. Asked once a second (a
-    /// peek: nothing is consumed), which bounds that loop to the sweep.
+    /// peek: nothing is consumed), which bounds that loop to the sweep. On
+    /// 4.3.5 lws ends such a stream itself and the sweep finds nothing left.
     func sweepClosedStreams() {
         for s in exchanges.values where s.stream != nil && s.headersSent && !s.stream!.ending {
             let fd = lws_get_socket_fd(s.wsi)

@@ -5,7 +5,7 @@
 /// - `proceed` (0): carry on; for `HTTP_CONFIRM_UPGRADE` and
 ///   `FILTER_PROTOCOL_CONNECTION`, accept the upgrade.
 /// - `refuse` (1): for `FILTER_PROTOCOL_CONNECTION`, refuse the connection;
-///   for `HTTP_CONFIRM_UPGRADE`, "the answer was written": lws 4.1.6 then
+///   for `HTTP_CONFIRM_UPGRADE`, "the answer was written": lws (4.1.6 and 4.3.5) then
 ///   calls `lws_http_transaction_completed` (server.c, lws_handshake_server).
 /// - `hangUp` (-1): close the connection (after flushing what lws holds
 ///   for it, `LRS_FLUSHING_BEFORE_CLOSE` in close.c).

@@ -166,7 +166,7 @@ public final class WebServer {
         info.timeout_secs = UInt32(max(config.handshakeTimeout, 1))
         // lws sizes its descriptor table from the soft limit at creation. It
         // must stay below the real limit, or accept() meets EMFILE first and
-        // 4.1.6 spins on it; but setting fd_limit_per_thread for that turns
+        // lws (4.1.6 and 4.3.5 alike) spins on it; but setting fd_limit_per_thread for that turns
         // every fd lookup into a scan of the whole table (40% of the CPU at
         // 10,000 connections). So lower the soft limit while the context is
         // made, then lift it again: lws keeps direct indexing, refuses fds
@@ -186,7 +186,7 @@ public final class WebServer {
         var vi = lws_context_creation_info()
         vi.options = UInt64(LWS_SERVER_OPTION_DISABLE_IPV6) * (config.host.contains(":") ? 0 : 1)
         if config.tls {
-            // 4.1.6 reads this flag from the vhost too: without it the "TLS"
+            // lws (4.1.6 and 4.3.5) reads this flag from the vhost too: without it the "TLS"
             // port would silently serve plain text.
             vi.options |= UInt64(LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT)
             vi.ssl_cert_filepath = lws.cString(config.tlsCert)
@@ -246,7 +246,7 @@ public final class WebServer {
     /// wake-up for the whole daemon, not one timer per connection.
     ///
     /// It also serves libev: lws' own timers (its timeouts) share one
-    /// ev_timer that 4.1.6 cannot move earlier while it runs (see
+    /// ev_timer that lws (4.1.6 and 4.3.5) cannot move earlier while it runs (see
     /// ServiceTimers), and every fd event makes lws run its due timers in
     /// libev's idle pass, so this wake-up keeps them within a second of their time.
     private func everySecond() {
@@ -275,7 +275,7 @@ public final class WebServer {
     }
 
     /// A socket was accepted: it has `handshakeTimeout` seconds to make its
-    /// request. lws 4.1.6's own timeouts leave a client that sends complete
+    /// request. lws' own timeouts (4.1.6 and 4.3.5) leave a client that sends complete
     /// header lines but never the blank line (slowloris) connected, so the
     /// transport sweeps them itself, once a second while any are waiting.
     func accepted(_ wsi: OpaquePointer) {

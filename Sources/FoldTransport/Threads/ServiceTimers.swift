@@ -4,7 +4,7 @@ import Dispatch
 
 /// Timers for the service thread that do not depend on the event library.
 ///
-/// Why not lws' own timers (lws_sul): on the libev loop, 4.1.6 re-arms its
+/// Why not lws' own timers (lws_sul): on the libev loop, lws (4.1.6 and 4.3.5) re-arms its
 /// single ev_timer with `ev_timer_start`, which does nothing while the timer
 /// is already running, so a new timer due before the pending one (a 1 s
 /// sweep scheduled while a 30 s ping check is armed) fires late, after the

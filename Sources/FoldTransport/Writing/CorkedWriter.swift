@@ -105,7 +105,7 @@ final class CorkedWriter {
         case .nothing:
             return 0
         case .ping:
-            // Never empty: lws 4.1.6 does not report an empty PONG
+            // Never empty: lws (4.1.6 and 4.3.5) does not report an empty PONG
             // (`LWS_CALLBACK_RECEIVE_PONG`), and the echo is how the peer is heard.
             buffer.base[0] = 0x66  // "f"
             buffer.base[1] = 0x73  // "s"
