@@ -12,6 +12,8 @@
 #   Tests/bench/bench-peer.sh [scenario...]      REPEAT=3 OUT=.build/bench-results/peer
 #   SERVERS="foldsyncd uws foldsyncd-poll" ...     (add the poll() loop to the rotation)
 #   BASELINE=/path/to/old/foldsyncd SERVERS="baseline foldsyncd uws" ...  (an earlier build, for before/after)
+#   DEB13_ROOT=/root/of/trixie DEB13_BIN=/path/foldsyncd SERVERS="foldsyncd foldsyncd-deb13 uws" ...
+#                                                  (a build run in a Debian 13 root: Tests/debian/bench-peer.sh)
 #   Tests/bench/bench-peer-summary.py OUT        (the table; the script prints it at the end)
 #   DISK_SECONDS=20                                (the disk's flush alone before and after; 0 skips)
 #
@@ -47,11 +49,13 @@ disk_flush before
 start_server() {  # start_server KIND DIR -> sets pid, port
     local kind=$1 dir=$2
     case "$kind" in
-        foldsyncd|foldsyncd-poll|baseline)
-            local loop=() exe="$bin/foldsyncd"
+        foldsyncd|foldsyncd-poll|baseline|foldsyncd-deb13)
+            local loop=() exe=("$bin/foldsyncd")
             [[ $kind == foldsyncd-poll ]] && loop=(--event-loop poll)
-            [[ $kind == baseline ]] && exe="$BASELINE"
-            taskset -c 0 "$exe" --listen 127.0.0.1:0 --db "$dir/b.db" \
+            [[ $kind == baseline ]] && exe=("$BASELINE")
+            # chroot execs the daemon: its pid is the daemon's; the root sees this /tmp (Tests/debian/bench-peer.sh).
+            [[ $kind == foldsyncd-deb13 ]] && exe=(chroot "$DEB13_ROOT" "$DEB13_BIN")
+            taskset -c 0 "${exe[@]}" --listen 127.0.0.1:0 --db "$dir/b.db" \
                 --max-actions-per-second 1000000 --action-burst 1000000 "${loop[@]}" >"$dir/s.log" 2>&1 &
             ;;
         uws)

@@ -70,6 +70,8 @@ fi
 [ -n "$conformance" ] || fail "the JSON Patch conformance suite (../shared/conformance) is missing"
 root_bind "$root" "$conformance"
 build() { in_root "$root" sh -c "cd '$src' && $*"; }
+# This release's package version (~debNNu1), as its make deb names it.
+version=$(build packaging/deb-version.sh)
 
 for s in "${steps[@]}"; do
   case "$s" in
@@ -89,7 +91,6 @@ for s in "${steps[@]}"; do
     step "make deb on $suite"
     t0=$SECONDS
     build "make deb 2>&1 | tail -2" || fail "make deb"
-    version=$(build packaging/deb-version.sh)
     deb=$src/.build/deb/foldsync_${version}_amd64.deb
     [ -f "$deb" ] || fail "$deb was not made"
     build "packaging/build-deb.sh --version '$version+pkgtest1' --bin .build/static/release --out .build/deb-next | tail -1" || fail "the next version"
@@ -104,14 +105,12 @@ for s in "${steps[@]}"; do
     echo "  the units under /usr/lib/systemd/system (merged /usr)"
     ;;
   package)
-    version=$(build packaging/deb-version.sh)
     step "the package test on a fresh $suite root"
     root_release "$root"
     FOLDSYNC_DEB_SUITE=$suite FOLDSYNC_STATIC_BIN=$src/.build/static/release FOLDSYNC_NEXT_DEB=$src/.build/deb-next/foldsync_${version}+pkgtest1_amd64.deb \
       FOLDSYNC_LINTIAN=elsewhere Tests/package/run.sh "$src/.build/deb/foldsync_${version}_amd64.deb"
     ;;
   upgrade)
-    version=$(build packaging/deb-version.sh)
     root_release "$root"
     old=${FOLDSYNC_DEB12:-.build/deb/foldsync_$(packaging/deb-version.sh)_amd64.deb}
     [ -f "$old" ] || fail "$old is missing (make deb on the Debian 12 host)"
