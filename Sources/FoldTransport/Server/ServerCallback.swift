@@ -57,9 +57,8 @@ private func dispatch(
         if let pss, let c = server.connections[pss.pointee.id] { c.heard(now: Pacing.now()) }
         return .proceed
     case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
-        // lws answers a peer's close itself, and no data frame may follow it;
-        // an answer to our own close frame ends the connection without one.
-        if let pss, let c = server.connections[pss.pointee.id], c.out.peerBeganClose() { return .hangUp }
+        // lws answers the close itself; no data frame may follow it.
+        if let pss, let c = server.connections[pss.pointee.id] { c.out.peerBeganClose() }
         return .proceed
     case LWS_CALLBACK_SERVER_WRITEABLE:
         guard let pss, let c = server.connections[pss.pointee.id] else { return .proceed }

@@ -117,13 +117,13 @@ final class CorkedWriter {
                 lws_close_reason(c.wsi, lws_close_status(rawValue: UInt32(code)), &bytes, bytes.count)
                 return -1
             }
-            // Framed and written here, not left to lws (`lws_close_reason`
-            // and -1): lws built with _DEBUG (Debian's 4.1.6 and 4.3.5 are)
-            // closes a wsi twice under libuv (`lws_service_fd_tsi`,
-            // "close_and_handled uv repeat test"), and the second close kills
-            // the socket before the frame is written. lws does not track a
-            // close sent this way: the peer's answer ends the connection
-            // (`peerBeganClose`), or the deadline `Connection.close` set.
+            // Framed and written here, then the hang-up, rather than left to
+            // lws (`lws_close_reason` and -1): lws built with _DEBUG (Debian's
+            // 4.1.6 and 4.3.5 are) closes a wsi twice under libuv
+            // (`lws_service_fd_tsi`, "close_and_handled uv repeat test"), and
+            // the second close killed the socket before lws wrote the frame.
+            // Written now, the frame is in the kernel (or lws' buffer, which
+            // lws flushes before it closes) ahead of the FIN.
             let reason = reason.utf8.prefix(123)
             buffer.base[0] = 0x88  // FIN, close
             buffer.base[1] = UInt8(2 + reason.count)
@@ -131,7 +131,8 @@ final class CorkedWriter {
             buffer.base[3] = UInt8(code & 0xFF)
             for (i, byte) in reason.enumerated() { buffer.base[4 + i] = byte }
             let n = 4 + reason.count
-            return after(c, c.out.closeWritten(ok: lws_write(c.wsi, buffer.base, n, fs_lws_write_raw()) >= n)) == .drop ? -1 : 0
+            c.out.closeWritten(ok: lws_write(c.wsi, buffer.base, n, fs_lws_write_raw()) >= n)
+            return -1
         case .send(let outgoing):
             return perform(c, outgoing) == .drop ? -1 : 0
         }

@@ -55,8 +55,8 @@ struct WriteMachine: ~Copyable {
     private(set) var replyDepth = 0
 
     /// The close, where it stands: open; a close asked for (its frame goes
-    /// once the queue is written); our close frame written, waiting for the
-    /// peer's (or the deadline); the peer's close frame came (lws answers
+    /// once the queue is written); our close frame written (the shell hangs
+    /// up); the peer's close frame came (lws answers
     /// it, and nothing of ours may follow); a write failed (the peer is
     /// gone); lws closed the connection, remembering which of those ended it.
     enum Phase: Equatable {
@@ -148,19 +148,10 @@ struct WriteMachine: ~Copyable {
 
     // MARK: Inputs from lws and the clock
 
-    /// The peer's close frame. True when it answers ours: the shell hangs
-    /// up then, so that lws does not answer it with a second close frame.
-    @discardableResult
-    mutating func peerBeganClose() -> Bool {
+    mutating func peerBeganClose() {
         switch phase {
-        case .open, .closing:
-            phase = .peerClosing
-            return false
-        case .closeSent:
-            phase = .peerClosing
-            return true
-        case .peerClosing, .failed, .closed:
-            return false
+        case .open, .closing, .closeSent: phase = .peerClosing
+        case .peerClosing, .failed, .closed: break
         }
     }
 
@@ -209,7 +200,7 @@ struct WriteMachine: ~Copyable {
         /// The keep-alive's PING (lws frames control messages itself); `pinged` follows.
         case ping
         /// Everything queued is written: the shell writes the close frame
-        /// (`closeWritten` follows) and waits for the peer's, or the deadline.
+        /// (`closeWritten` follows) and hangs up.
         case sendClose(code: UInt16, reason: String)
         case send(Outgoing)
     }
@@ -232,11 +223,11 @@ struct WriteMachine: ~Copyable {
         return .send(take(into: buffer, now: now, pacing: &pacing))
     }
 
-    /// Our close frame went out (or not: the peer is gone).
-    mutating func closeWritten(ok: Bool) -> AfterSend {
-        guard ok else { return fail() }
+    /// Our close frame went out (or not: the peer is gone); either way the
+    /// connection is dropped (lws flushes what it holds of the frame first).
+    mutating func closeWritten(ok: Bool) {
+        guard ok else { _ = fail(); return }
         if case .closing = phase { phase = .closeSent }
-        return .done([])
     }
 
     /// The PING went out (or not): what is queued follows on the next WRITEABLE.
