@@ -120,6 +120,10 @@ public struct SessionMachine: Sendable {
     }
 
     public let token: Token
+    /// The token the connections are opened with: the value, or the last
+    /// one the provider gave (nil before it gave one). The HTTP API beside
+    /// the socket (history) is asked with it.
+    public private(set) var bearer: String?
     private(set) var phase = Phase.idle
     private var backoff = Backoff(base: 0.5, cap: 10)
     private var entries: [String: Entry] = [:]
@@ -143,6 +147,7 @@ public struct SessionMachine: Sendable {
     /// hex digits in the libraries, so no two clients share a key.
     public init(clientID: String, token: Token = .none, limits: OutboxLimits = OutboxLimits()) {
         self.token = token
+        if case .value(let t) = token { bearer = t }
         outbox = Outbox(clientID: clientID, limits: limits)
     }
 
@@ -157,6 +162,7 @@ public struct SessionMachine: Sendable {
             if phase == .idle { connect() }
         case .token(let value, let failure, let refresh):
             if let failure { out.append(.tokenFailed(failure)) }
+            if let value { bearer = value }
             if refresh {
                 if let value, phase == .open { send(ClientRequest.auth(token: value)) }
             } else if phase == .connecting && !linked {

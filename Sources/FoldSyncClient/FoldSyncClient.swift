@@ -40,7 +40,7 @@ public final class FoldSyncClient: @unchecked Sendable {
         connection.owner = self
         let started = DispatchSemaphore(value: 0)
         let failure = Locked<TransportError?>(nil)
-        let parts = ServiceThreadParts(client: client, connection: connection)
+        let parts = ServiceThreadParts(client: client, connection: connection, mailbox: mailbox, ended: loopEnded)
         let thread = Thread {
             let client = parts.client, connection = parts.connection
             do throws(TransportError) {
@@ -54,6 +54,8 @@ public final class FoldSyncClient: @unchecked Sendable {
             started.signal()
             connection.begin()
             client.run()
+            parts.ended.withLock { $0 = true }
+            connection.endFetches(leftover: parts.mailbox.drain())
         }
         thread.name = "foldsync-client"
         thread.start()
@@ -92,6 +94,34 @@ public final class FoldSyncClient: @unchecked Sendable {
     }
     private let tickets = Locked<UInt64>(0)
 
+    /// `GET /api/boards/NAME/history` beside the socket, with lws' HTTP
+    /// client on the service thread and the connection's token (the value,
+    /// or the provider's last). A `SyncError`: the daemon's code, or
+    /// `disconnected` when no answer came (also after `close()`).
+    func history(_ request: HistoryRequest) async throws(SyncError) -> HistoryPage {
+        guard let address = request.url(besideSocket: url), let target = Endpoint(url: address) else {
+            throw SyncError(code: "bad_request", message: "no HTTP API beside '\(url)'")
+        }
+        let answer: HTTPReply
+        do {
+            answer = try await withCheckedThrowingContinuation { (c: CheckedContinuation<HTTPReply, Error>) in
+                let posted = loopEnded.withLock { ended -> Bool in
+                    if !ended { mailbox.post(.fetch(target, c)) }
+                    return !ended
+                }
+                if !posted { c.resume(throwing: SyncError(code: "disconnected", message: "the client is closed")) }
+            }
+        } catch let e as SyncError {
+            throw e
+        } catch {
+            throw SyncError(code: "disconnected", message: "GET \(address) failed: \(error)")
+        }
+        return try request.decode(status: answer.status, body: answer.body)
+    }
+    /// The service thread's loop has ended: nothing posted now is read. Set
+    /// under the lock `history` posts under, before the last drain.
+    private let loopEnded = Locked(false)
+
     /// Why the token function last failed, if it did (the connection goes on without a token).
     public var lastTokenFailure: String? { tokenFailure.withLock { $0 } }
     private let tokenFailure = Locked<String?>(nil)
@@ -112,6 +142,8 @@ public final class FoldSyncClient: @unchecked Sendable {
 private struct ServiceThreadParts: @unchecked Sendable {
     let client: WebClient
     let connection: SyncConnection
+    let mailbox: Mailbox<SyncCommand>
+    let ended: Locked<Bool>
 }
 
 /// What a caller's thread hands the service thread.
@@ -121,6 +153,8 @@ enum SyncCommand: @unchecked Sendable {
     case cancel(UInt64)
     case view(Bool)
     case close
+    /// `GET` on the HTTP API (the connection adds the token).
+    case fetch(Endpoint, CheckedContinuation<HTTPReply, Error>)
     /// The token provider answered (nil: it failed; `why` says so).
     case token(String?, why: String?, refresh: Bool)
 }

@@ -19,12 +19,16 @@ public final class LWSTransport: SyncTransport, @unchecked Sendable {
         case open(LWSLink, Endpoint, subprotocol: String, headers: [(String, String)])
         case send(LWSLink, [UInt8])
         case close(LWSLink, reason: String)
+        case get(Endpoint, headers: [(String, String)], CheckedContinuation<HTTPAnswer, Error>)
         case stop
     }
 
     private let client: WebClient
     private let mailbox: Mailbox<Command>
     private let router: Router
+    /// The loop has ended: a `get` posted now would wait for ever. Set under
+    /// the same lock `get` posts under, before the last drain.
+    private let ended = Locked(false)
 
     public init() throws {
         client = WebClient(logger: Logger.silent)
@@ -32,7 +36,7 @@ public final class LWSTransport: SyncTransport, @unchecked Sendable {
         router = Router(mailbox: mailbox)
         let started = DispatchSemaphore(value: 0)
         let failure = Locked<TransportError?>(nil)
-        let parts = LWSThreadParts(client: client, router: router)
+        let parts = LWSThreadParts(client: client, router: router, mailbox: mailbox, ended: ended)
         let thread = Thread {
             do throws(TransportError) {
                 try parts.client.start()
@@ -45,7 +49,8 @@ public final class LWSTransport: SyncTransport, @unchecked Sendable {
             parts.router.client = parts.client
             started.signal()
             parts.client.run()
-            parts.router.endAll()
+            parts.ended.withLock { $0 = true }
+            parts.router.endAll(leftover: parts.mailbox.drain())
         }
         thread.name = "foldsync-lws-transport"
         thread.start()
@@ -68,11 +73,26 @@ public final class LWSTransport: SyncTransport, @unchecked Sendable {
         return link
     }
 
+    /// One GET with lws' client (`WebClient.fetch`) on the service thread:
+    /// the answer whatever its status; `SyncLinkEnd.failed` when none came.
+    public func get(_ url: URL, headers: [String: String]) async throws -> HTTPAnswer {
+        guard let endpoint = Endpoint(url: url.absoluteString) else { throw SyncLinkEnd.failed("'\(url)' is not an http:// or https:// URL") }
+        let list = headers.map { ($0.key, $0.value) }
+        return try await withCheckedThrowingContinuation { c in
+            let posted = ended.withLock { ended -> Bool in
+                if !ended { mailbox.post(.get(endpoint, headers: list, c)) }
+                return !ended
+            }
+            if !posted { c.resume(throwing: SyncLinkEnd.failed("the transport stopped")) }
+        }
+    }
+
     /// The delegate on the service thread: sockets to their links.
     final class Router: WebClientDelegate {
         let mailbox: Mailbox<Command>
         weak var client: WebClient?
         private var links: [ObjectIdentifier: (socket: ClientSocket, link: LWSLink)] = [:]
+        private var fetches: [UInt64: CheckedContinuation<HTTPAnswer, Error>] = [:]
 
         init(mailbox: Mailbox<Command>) { self.mailbox = mailbox }
 
@@ -91,7 +111,13 @@ public final class LWSTransport: SyncTransport, @unchecked Sendable {
             }
         }
 
-        func fetched(_ id: UInt64, _ result: Result<HTTPReply, TransportError>) {}
+        func fetched(_ id: UInt64, _ result: Result<HTTPReply, TransportError>) {
+            guard let c = fetches.removeValue(forKey: id) else { return }
+            switch result {
+            case .success(let reply): c.resume(returning: HTTPAnswer(status: reply.status, body: reply.body))
+            case .failure(let error): c.resume(throwing: SyncLinkEnd.failed(error.description))
+            }
+        }
 
         func woken() {
             guard let client else { return }
@@ -105,16 +131,21 @@ public final class LWSTransport: SyncTransport, @unchecked Sendable {
                     if let id = link.socketID { links[id]?.socket.send(bytes) }
                 case .close(let link, let reason):
                     if let id = link.socketID { links[id]?.socket.close(code: .normal, reason: reason) }
+                case .get(let endpoint, let headers, let c):
+                    fetches[client.fetch(endpoint, headers: headers)] = c
                 case .stop:
                     client.stop()
                 }
             }
         }
 
-        /// The loop ended: whatever was open is gone.
-        func endAll() {
+        /// The loop ended: whatever was open is gone, and what was asked is not answered.
+        func endAll(leftover: [Command]) {
             for entry in links.values { entry.link.end(.failed("the transport stopped")) }
             links = [:]
+            for c in fetches.values { c.resume(throwing: SyncLinkEnd.failed("the transport stopped")) }
+            fetches = [:]
+            for case .get(_, _, let c) in leftover { c.resume(throwing: SyncLinkEnd.failed("the transport stopped")) }
         }
     }
 }
@@ -142,4 +173,6 @@ final class LWSLink: SyncLink, @unchecked Sendable {
 private struct LWSThreadParts: @unchecked Sendable {
     let client: WebClient
     let router: LWSTransport.Router
+    let mailbox: Mailbox<LWSTransport.Command>
+    let ended: Locked<Bool>
 }

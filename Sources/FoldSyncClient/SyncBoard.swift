@@ -55,6 +55,16 @@ public final class SyncBoard: @unchecked Sendable {
     @discardableResult public func clearFocus() async throws -> Int { try await act(.clearFocus) }
     @discardableResult public func revert(_ rev: Int) async throws -> Int { try await act(.revert(rev: rev)) }
 
+    /// The board's history (`GET /api/boards/NAME/history`, read over HTTP
+    /// beside the socket with the connection's token): without parameters
+    /// the latest `limit` (default 100) entries; `since`: the entries after
+    /// that rev; `before`: the `limit` entries just before it. Entries
+    /// oldest first; `more` says the page left some out. Typed errors:
+    /// `SyncError` (the daemon's `bad_request`, `forbidden`, ..., or `disconnected`).
+    public func history(since: Int? = nil, before: Int? = nil, limit: Int? = nil) async throws(SyncError) -> HistoryPage {
+        try await client.history(HistoryRequest(board: name, since: since, before: before, limit: limit))
+    }
+
     // Service thread.
 
     func update(state: JSON?, confirmed: JSON?, position: Position?) { mirror.withLock { $0 = (state, confirmed, position) } }

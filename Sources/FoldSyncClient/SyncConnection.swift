@@ -23,6 +23,8 @@ final class SyncConnection: WebClientDelegate {
     private var boards: [String: SyncBoard] = [:]
     private var waiting: [String: [CheckedContinuation<SyncBoard, Error>]] = [:]
     private var callers: [SessionMachine.Ticket: CheckedContinuation<Int, Error>] = [:]
+    /// HTTP GETs under way (history), by `WebClient.fetch` id.
+    private var fetches: [UInt64: CheckedContinuation<HTTPReply, Error>] = [:]
 
     init(machine: SessionMachine, client: WebClient, endpoint: Endpoint, token: TokenSource, mailbox: Mailbox<SyncCommand>) {
         self.machine = machine
@@ -109,7 +111,18 @@ final class SyncConnection: WebClientDelegate {
         handle(.closed(reason: "\(reason)", status: status))
     }
 
-    func fetched(_ id: UInt64, _ result: Result<HTTPReply, TransportError>) {}
+    func fetched(_ id: UInt64, _ result: Result<HTTPReply, TransportError>) {
+        fetches.removeValue(forKey: id)?.resume(with: result.mapError { $0 as Error })
+    }
+
+    /// The loop ended (after `close()`): the GETs under way, and those
+    /// posted since the last drain, get no answer.
+    func endFetches(leftover: [SyncCommand]) {
+        let gone = SyncError(code: "disconnected", message: "the client is closed")
+        for c in fetches.values { c.resume(throwing: gone) }
+        fetches = [:]
+        for case .fetch(_, let c) in leftover { c.resume(throwing: gone) }
+    }
 
     func woken() {
         for command in mailbox.drain() {
@@ -128,6 +141,9 @@ final class SyncConnection: WebClientDelegate {
                 handle(.view(following: f))
             case .close:
                 handle(.close)
+            case .fetch(let endpoint, let c):
+                let headers = HistoryRequest.headers(token: machine.bearer).map { ($0.name, $0.value) }
+                fetches[client.fetch(endpoint, headers: headers)] = c
             case .token(let token, let why, let refresh):
                 handle(.token(token, failure: why, refresh: refresh))
             }

@@ -69,6 +69,17 @@ public final class BoardModel {
     @discardableResult public func clearFocus() async throws -> Int { try await act(.clearFocus) }
     @discardableResult public func revert(_ rev: Int) async throws -> Int { try await act(.revert(rev: rev)) }
 
+    /// The board's history (`GET /api/boards/NAME/history`, read over HTTP
+    /// beside the socket with the session's token): without parameters the
+    /// latest `limit` (default 100) entries; `since`: the entries after that
+    /// rev; `before`: the `limit` entries just before it. Entries oldest
+    /// first; `more` says the page left some out. Typed errors: `SyncError`
+    /// (the daemon's `bad_request`, `forbidden`, ..., or `disconnected`).
+    public func history(since: Int? = nil, before: Int? = nil, limit: Int? = nil) async throws(SyncError) -> HistoryPage {
+        guard let session else { throw SyncError(code: "closed", message: "the session is gone") }
+        return try await session.history(HistoryRequest(board: name, since: since, before: before, limit: limit))
+    }
+
     // The session's side.
 
     func show(state: JSON?, confirmed: JSON?, position: Position?) {

@@ -97,6 +97,25 @@ public final class FoldSyncSession {
         }
     }
 
+    /// `GET /api/boards/NAME/history` beside the socket, through the
+    /// transport, with the session's token (the value, or the provider's
+    /// last). Any failure is a `SyncError`: the daemon's code, or
+    /// `disconnected` when no answer came.
+    func history(_ request: HistoryRequest) async throws(SyncError) -> HistoryPage {
+        guard let address = request.url(besideSocket: url.absoluteString), let target = URL(string: address) else {
+            throw SyncError(code: "bad_request", message: "no HTTP API beside '\(url.absoluteString)'")
+        }
+        var headers: [String: String] = [:]
+        for h in HistoryRequest.headers(token: machine.bearer) { headers[h.name] = h.value }
+        let answer: HTTPAnswer
+        do {
+            answer = try await transport.get(target, headers: headers)
+        } catch {
+            throw SyncError(code: "disconnected", message: "GET \(address) failed: \(error)")
+        }
+        return try request.decode(status: answer.status, body: answer.body)
+    }
+
     private var now: Double {
         let d = ContinuousClock.now - started
         return Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18

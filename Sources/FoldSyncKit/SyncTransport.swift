@@ -1,15 +1,31 @@
 import Foundation
 
-/// What a FoldSyncKit session needs of a WebSocket, and nothing more: open
-/// with headers, the incoming text messages in order, send, close. One
-/// implementation rides on `URLSessionWebSocketTask` (`URLSessionTransport`,
-/// Apple platforms); on Linux, FoldSyncClient's `LWSTransport` implements
-/// it on libwebsockets.
+/// What a FoldSyncKit session needs of the network, and nothing more: a
+/// WebSocket (open with headers, the incoming text messages in order, send,
+/// close) and one HTTP GET (the daemon's API beside the socket: history).
+/// One implementation rides on `URLSession` (`URLSessionTransport`, Apple
+/// platforms; its GET works on Linux too); on Linux, FoldSyncClient's
+/// `LWSTransport` implements both on libwebsockets.
 public protocol SyncTransport: Sendable {
     /// Starts opening a connection to `url` offering `subprotocol`. The link
     /// is returned at once; its `incoming` ends when the connection does
     /// (`SyncLinkEnd` says how).
     func open(_ url: URL, subprotocol: String, headers: [String: String]) -> any SyncLink
+
+    /// `GET url` with `headers`: the answer's status and body, whatever the
+    /// status. Throws (any error) only when no answer came.
+    func get(_ url: URL, headers: [String: String]) async throws -> HTTPAnswer
+}
+
+/// A whole HTTP answer to `SyncTransport.get`.
+public struct HTTPAnswer: Sendable, Equatable {
+    public let status: Int
+    public let body: [UInt8]
+
+    public init(status: Int, body: [UInt8]) {
+        self.status = status
+        self.body = body
+    }
 }
 
 /// One connection. `incoming` may be iterated once.

@@ -3,11 +3,12 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// `SyncTransport` on `URLSessionWebSocketTask`: the transport of iOS,
-/// iPadOS and macOS apps. It compiles on Linux too, where
-/// swift-corelibs-foundation has WebSockets compiled out ("WebSockets not
-/// supported by libcurl"): there every link ends with `failed`
-/// (`URLSessionTransportTests` records it as a known issue).
+/// `SyncTransport` on `URLSessionWebSocketTask` and `URLSession.data(for:)`:
+/// the transport of iOS, iPadOS and macOS apps. It compiles on Linux too,
+/// where swift-corelibs-foundation has WebSockets compiled out ("WebSockets
+/// not supported by libcurl"): there every link ends with `failed`
+/// (`URLSessionTransportTests` records it as a known issue), while `get`
+/// (plain HTTP, FoundationNetworking) works.
 public struct URLSessionTransport: SyncTransport {
     let session: URLSession
 
@@ -18,6 +19,17 @@ public struct URLSessionTransport: SyncTransport {
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
         request.setValue(subprotocol, forHTTPHeaderField: "Sec-WebSocket-Protocol")
         return URLSessionLink(task: session.webSocketTask(with: request))
+    }
+
+    public func get(_ url: URL, headers: [String: String]) async throws -> HTTPAnswer {
+        var request = URLRequest(url: url)
+        request.httpMethod = "GET"
+        // Always asked afresh: a history page read from a cache would miss the latest changes.
+        request.cachePolicy = .reloadIgnoringLocalCacheData
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        let (data, response) = try await session.data(for: request)
+        guard let http = response as? HTTPURLResponse else { throw URLError(.badServerResponse) }
+        return HTTPAnswer(status: http.statusCode, body: [UInt8](data))
     }
 }
 

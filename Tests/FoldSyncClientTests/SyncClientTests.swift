@@ -205,6 +205,9 @@ import Testing
         #expect(d.stop() == 0)
         try d.restart(samePort: true)
         #expect(await Self.until(15) { calls.value >= 2 && byFunction.state == .connected }, "calls \(calls.value)")
+        // History is read with the same token (the daemon refuses a read without): the value, the provider's last.
+        #expect(try await byValue.subscribe("default").history().entries.map(\.actor) == ["lib"])
+        #expect(try await byFunction.subscribe("default").history(since: 0).entries.map(\.rev) == [1])
         let refused = try FoldSyncClient(url: d.url, token: .value("wrong"))
         defer { refused.close() }
         await #expect(throws: SyncError.self) { try await refused.subscribe("default") }
@@ -265,6 +268,25 @@ import Testing
         #expect(board.state?["focus"]?["section"]?.stringValue == "s0")
         let expected = try Self.http(d, "GET", "/api/boards/default")["state"]
         #expect(board.state == expected)
+        // history: GET /api/boards/NAME/history over lws' HTTP client, beside the socket.
+        let all = try await board.history()
+        #expect(all.board == "default" && all.epoch == board.epoch && all.rev == 8 && !all.more)
+        #expect(all.entries.map(\.rev) == Array(1...8), "\(all.entries.map(\.rev))")
+        #expect(all.entries.map(\.type) == ["expand", "collapse", "setMode", "expandAll", "collapseAll", "focus", "clearFocus", "revert"],
+                "\(all.entries.map(\.type))")
+        #expect(all.entries.allSatisfy { $0.actor == "anonymous" && $0.summary?.isEmpty == false && !$0.ops.isEmpty })
+        #expect(all.entries.last?.action?["rev"]?.intValue == 7)
+        let last3 = try await board.history(limit: 3)
+        #expect(last3.entries.map(\.rev) == [6, 7, 8] && last3.more, "\(last3.entries.map(\.rev))")
+        let after6 = try await board.history(since: 6)
+        #expect(after6.entries.map(\.rev) == [7, 8] && !after6.more)
+        let back = try await board.history(before: 6, limit: 2)
+        #expect(back.entries.map(\.rev) == [4, 5] && back.more)
+        await #expect { try await board.history(since: 1, before: 2) } throws: { ($0 as? SyncError)?.code == "bad_request" }
+        #expect(client.state == .connected)
+        // After close(): no answer is waited for.
+        client.close()
+        await #expect { try await board.history() } throws: { ($0 as? SyncError)?.code == "disconnected" }
     }
 
     /// backoff_vectors and mirror_vectors: the library's backoff and mirror are

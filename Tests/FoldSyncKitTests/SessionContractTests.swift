@@ -196,6 +196,10 @@ import Testing
         #expect(calls.value == attempts, "calls \(calls.value), attempts \(attempts): \(states.all)")
         #expect(byFunction.lastTokenFailure == nil)
         #expect(try await Self.within { try await model.toggle("s1") } == 2, "signed in again after the reconnect")
+        // History is read with the same token: the provider's last one (the daemon refuses a read without).
+        let page = try await Self.within { try await model.history() }
+        #expect(page.entries.map(\.actor) == ["lib", "lib"], "\(page.entries.map(\.actor))")
+        #expect(try await Self.within { try await byValue.board("default").history(since: 1) }.entries.map(\.rev) == [2])
         let refused = FoldSyncSession(url: url, token: .value("wrong"), transport: transport)
         defer { refused.close() }
         await #expect(throws: SyncError.self) { try await Self.within { try await refused.board("default") } }
@@ -279,12 +283,36 @@ import Testing
         #expect(model.confirmed?.focus == Focus(section: "s0", item: 0) && model.focus == Focus(section: "s0", item: 0))
         let expected = try Self.http(r.daemon, "GET", "/api/boards/default")["state"]
         #expect(model.confirmed?.json == expected && model.board?.json == expected)
-        // The contract's `history` helper (GET /api/boards/NAME/history, read over
-        // HTTP beside the socket): neither FoldSyncKit nor FoldSyncClient has one
-        // (docs/CLIENTS.md, "helpers"), and it is no call into SessionMachine.
-        withKnownIssue("BoardModel has no history(): the contract's history helper is missing from FoldSyncKit") {
-            Issue.record("BoardModel.history is not implemented")
+        // The contract's `history` helper: GET /api/boards/NAME/history, read over
+        // HTTP beside the socket through the transport (LWSTransport.get here).
+        let all = try await Self.within { try await model.history() }
+        #expect(all.board == "default" && all.epoch == model.epoch && all.rev == 8 && !all.more)
+        #expect(all.entries.map(\.rev) == Array(1...8), "\(all.entries.map(\.rev))")
+        #expect(all.entries.map(\.type) == ["expand", "collapse", "setMode", "expandAll", "collapseAll", "focus", "clearFocus", "revert"],
+                "\(all.entries.map(\.type))")
+        #expect(all.entries.allSatisfy { $0.actor == "anonymous" && $0.session?.hasPrefix("c") == true && $0.summary?.isEmpty == false && !$0.ops.isEmpty })
+        #expect(all.entries.allSatisfy { ($0.at ?? 0) > 1_700_000_000_000 && $0.inverse?.isEmpty == false })
+        #expect(all.entries.last?.action?["rev"]?.intValue == 7, "the revert names the rev it undid")
+        #expect(all.entries.first?.action?["section"]?.stringValue == "s2")
+        // The page as the daemon serves it to curl.
+        let byCurl = try Self.http(r.daemon, "GET", "/api/boards/default/history")
+        #expect(byCurl["entries"]?.arrayValue?.compactMap { $0["summary"]?.stringValue } == all.entries.compactMap(\.summary))
+        // limit: the latest ones, `more` set; since: the ones after; before: page backwards.
+        let last3 = try await Self.within { try await model.history(limit: 3) }
+        #expect(last3.entries.map(\.rev) == [6, 7, 8] && last3.more, "\(last3.entries.map(\.rev)) more \(last3.more)")
+        let after6 = try await Self.within { try await model.history(since: 6) }
+        #expect(after6.entries.map(\.rev) == [7, 8] && !after6.more, "\(after6.entries.map(\.rev))")
+        let first2 = try await Self.within { try await model.history(since: 0, limit: 2) }
+        #expect(first2.entries.map(\.rev) == [1, 2] && first2.more)
+        let back = try await Self.within { try await model.history(before: 6, limit: 2) }
+        #expect(back.entries.map(\.rev) == [4, 5] && back.more)
+        #expect(try await Self.within { try await model.history(since: 8) }.entries.isEmpty)
+        // The daemon's refusals are typed errors.
+        await #expect { try await Self.within { try await model.history(since: 1, before: 2) } } throws: {
+            ($0 as? SyncError)?.code == "bad_request"
         }
+        await #expect { try await Self.within { try await model.history(limit: 0) } } throws: { ($0 as? SyncError)?.code == "bad_request" }
+        #expect(r.session.state == .connected, "an HTTP read leaves the socket alone")
     }
 
     // MARK: the outbox, through a relay that cuts the link
