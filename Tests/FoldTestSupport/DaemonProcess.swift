@@ -205,7 +205,8 @@ public final class DaemonProcess: @unchecked Sendable {
     /// `kill9()`): on a new port, or with `samePort` on the one it had, as a
     /// service restart would (clients then reconnect to the same URL).
     public func restart(samePort: Bool = false) throws {
-        precondition(process == nil, "stop the daemon before restarting it")
+        // Thrown, not a precondition: a daemon that did not stop fails its test, not the whole run.
+        guard process == nil else { throw HarnessError("the daemon still runs: stop it before restarting it\n\(stderr)") }
         guard samePort, let listen else { return try launch(listen: listen) }
         let host = listen[..<(listen.lastIndex(of: ":") ?? listen.endIndex)]
         try launch(listen: "\(host):\(port)")

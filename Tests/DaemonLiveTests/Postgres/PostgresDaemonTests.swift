@@ -29,7 +29,7 @@ import Testing
         let logged = try PostgresServer.shared().psql(uri, "SELECT count(*) FROM foldsync_changes WHERE board = 'default'")
         #expect(logged == "3")
 
-        #expect(d.stop() == 0)
+        #expect(d.stop() == 0, "\(d.stderr)")
         try d.restart()
         let after = try d.http("GET", "/api/boards/default").json()
         #expect(after.rev == rev + 3)
