@@ -12,10 +12,10 @@ import FoldCore
 /// and a random number in [0, 1] for the backoff; every output is what the
 /// shell must do (send, connect, wait, tell the application). With several
 /// URLs (daemons of one cluster) a failure moves to the next at once, and
-/// the backoff comes between whole rounds (`Failover`). The Linux
-/// library (`FoldSyncClient`) and the Apple one (`FoldSyncKit`) are shells
-/// over it; `Tests/vectors/session.json` pins it, in Swift, JavaScript and
-/// Python alike.
+/// the backoff comes between whole rounds (`Failover`). The Linux library
+/// (`FoldSyncClient`), the Apple one (`FoldSyncKit`) and the terminal
+/// client (`foldsync`) are shells over it; `Tests/vectors/session.json`
+/// pins it, in Swift, JavaScript and Python alike.
 public struct SessionMachine: Sendable {
     public typealias Ticket = UInt64
 

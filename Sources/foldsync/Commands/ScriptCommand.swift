@@ -108,7 +108,7 @@ final class ScriptCommand: SessionHandler {
         case .reject(let t, let error) where t == ticket:
             fail("\(error.code): \(error.message)")
         case .retry:
-            // Every URL failed in a row: one answer or none, never a wait.
+            // Every URL failed in a row: a command fails rather than wait out the backoff.
             fail(lastFailure ?? "\(session.url): connection lost")
         default:
             break
