@@ -10,10 +10,12 @@ import FoldCore
 /// Pure: no socket, no clock, no randomness of its own. Every input is
 /// something the transport, the application or a timer said, with the time
 /// and a random number in [0, 1] for the backoff; every output is what the
-/// shell must do (send, connect, wait, tell the application). The Linux
-/// library (`FoldSyncClient`) and the Apple one (`FoldSyncKit`) are shells
-/// over it; `Tests/vectors/session.json` pins it, in Swift, JavaScript and
-/// Python alike.
+/// shell must do (send, connect, wait, tell the application). With several
+/// URLs (daemons of one cluster) a failure moves to the next at once, and
+/// the backoff comes between whole rounds (`Failover`). The Linux library
+/// (`FoldSyncClient`), the Apple one (`FoldSyncKit`) and the terminal
+/// client (`foldsync`) are shells over it; `Tests/vectors/session.json`
+/// pins it, in Swift, JavaScript and Python alike.
 public struct SessionMachine: Sendable {
     public typealias Ticket = UInt64
 
@@ -40,6 +42,9 @@ public struct SessionMachine: Sendable {
         case retry
         /// The application wants `board`: `ready` once its snapshot is here.
         case subscribe(String)
+        /// The application no longer wants `board`: its mirror is forgotten
+        /// and it is not subscribed again after a reconnect.
+        case unsubscribe(String)
         case act(Ticket, board: String, action: Action, ifRev: Int?)
         /// The application gave up on an action (a cancelled task).
         case cancel(Ticket)
@@ -57,8 +62,9 @@ public struct SessionMachine: Sendable {
     }
 
     public enum Output: Sendable {
-        /// Open a connection (with `token` as `Authorization: Bearer`).
-        case connect(token: String?)
+        /// Open a connection to URL number `endpoint` (an index of the
+        /// shell's URLs; always 0 with one), with `token` as `Authorization: Bearer`.
+        case connect(token: String?, endpoint: Int)
         /// Call the token provider and answer with `.token`.
         case askToken(refresh: Bool)
         /// A message on the current connection.
@@ -126,6 +132,7 @@ public struct SessionMachine: Sendable {
     public private(set) var bearer: String?
     private(set) var phase = Phase.idle
     private var backoff = Backoff(base: 0.5, cap: 10)
+    private var failover: Failover
     private var entries: [String: Entry] = [:]
     private var outbox: Outbox
     /// What each action in the outbox shows as, until its answer.
@@ -145,9 +152,11 @@ public struct SessionMachine: Sendable {
 
     /// `clientID` starts every action's key (`<clientID>-<n>`): 16 random
     /// hex digits in the libraries, so no two clients share a key.
-    public init(clientID: String, token: Token = .none, limits: OutboxLimits = OutboxLimits()) {
+    /// `endpoints`: how many URLs the shell has to connect to.
+    public init(clientID: String, token: Token = .none, limits: OutboxLimits = OutboxLimits(), endpoints: Int = 1) {
         self.token = token
         if case .value(let t) = token { bearer = t }
+        failover = Failover(count: endpoints)
         outbox = Outbox(clientID: clientID, limits: limits)
     }
 
@@ -176,6 +185,8 @@ public struct SessionMachine: Sendable {
             if phase == .waiting { connect() }
         case .subscribe(let name):
             subscribe(name)
+        case .unsubscribe(let name):
+            if entries.removeValue(forKey: name) != nil && phase == .open { send(ClientRequest.unsubscribe(board: name)) }
         case .act(let ticket, let board, let action, let ifRev):
             act(ticket, board: board, action: action, ifRev: ifRev, now: now)
         case .cancel(let ticket):
@@ -194,6 +205,7 @@ public struct SessionMachine: Sendable {
         case .resume:
             guard phase == .suspended || phase == .waiting else { break }
             backoff.reset()
+            failover.opened()
             // Still closing the connection `suspend` ended: the next one opens once it is gone.
             if linked { resumeWhenClosed = true } else { connect() }
         case .tick:
@@ -219,7 +231,7 @@ public struct SessionMachine: Sendable {
 
     private mutating func open(token: String?) {
         linked = true
-        out.append(.connect(token: token))
+        out.append(.connect(token: token, endpoint: failover.current))
     }
 
     private mutating func received(_ event: ServerEvent, now: Double) {
@@ -229,6 +241,7 @@ public struct SessionMachine: Sendable {
             guard phase == .connecting || phase == .open else { return }
             phase = .open
             backoff.reset()
+            failover.opened()
             out.append(.state(.connected))
             if !following { send(ClientRequest.view(following: false)) }
             for name in entries.keys.sorted() {
@@ -356,6 +369,10 @@ public struct SessionMachine: Sendable {
             if resumeWhenClosed { connect() }
             resumeWhenClosed = false
             return
+        }
+        if failover.failed() {
+            out.append(.state(.disconnected(reason: reason, retryIn: 0)))
+            return connect()
         }
         phase = .waiting
         let delay = backoff.next(random: random)

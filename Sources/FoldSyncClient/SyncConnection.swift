@@ -43,7 +43,7 @@ final class SyncConnection: WebClientDelegate {
 
     private func carryOut(_ output: SessionMachine.Output) {
         switch output {
-        case .connect(let token):
+        case .connect(let token, _):
             // The token as a header: a JWT is too long for the subprotocol offer.
             socket = client.connect(endpoint, subprotocols: ["foldsync.v1"],
                                     headers: token.map { [("Authorization", "Bearer \($0)")] } ?? [])

@@ -127,7 +127,7 @@ public final class FoldSyncSession {
 
     private func carryOut(_ output: SessionMachine.Output) {
         switch output {
-        case .connect(let bearer):
+        case .connect(let bearer, _):
             linkNumber += 1
             let number = linkNumber
             let opened = transport.open(url, subprotocol: "foldsync.v1", headers: bearer.map { ["Authorization": "Bearer \($0)"] } ?? [:])

@@ -31,7 +31,8 @@ import Testing
         var limits = OutboxLimits()
         if let n = c["outbox"]?["maxActions"]?.intValue { limits.maxActions = n }
         if let a = c["outbox"]?["maxAge"].flatMap(Self.double) { limits.maxAge = a }
-        var machine = SessionMachine(clientID: c["client"]?.stringValue ?? "c1", token: token, limits: limits)
+        var machine = SessionMachine(clientID: c["client"]?.stringValue ?? "c1", token: token, limits: limits,
+                                     endpoints: c["endpoints"]?.intValue ?? 1)
         var now = 0.0
         for (i, step) in (c["steps"]?.arrayValue ?? []).enumerated() {
             if let at = step["at"].flatMap(Self.double) { now = at }
@@ -63,6 +64,7 @@ import Testing
         case "suspend": return .suspend
         case "resume": return .resume
         case "subscribe": return body["board"]?.stringValue.map { .subscribe($0) }
+        case "unsubscribe": return body["board"]?.stringValue.map { .unsubscribe($0) }
         case "view": return body["following"]?.boolValue.map { .view(following: $0) }
         case "cancel": return body["call"]?.intValue.map { .cancel(UInt64($0)) }
         case "act":
@@ -85,7 +87,7 @@ import Testing
     static func json(_ output: SessionMachine.Output) -> JSON? {
         func one(_ kind: String, _ body: JSONObject) -> JSON { .object([kind: .object(body)]) }
         switch output {
-        case .connect(let token): return one("connect", ["token": token.map(JSON.string) ?? .null])
+        case .connect(let token, let endpoint): return one("connect", ["token": token.map(JSON.string) ?? .null, "endpoint": .int(endpoint)])
         case .askToken(let refresh): return one("askToken", ["refresh": .bool(refresh)])
         case .send(let bytes): return .object(["send": (try? JSONParser.parse(String(decoding: bytes, as: UTF8.self))) ?? .null])
         case .disconnect: return one("disconnect", [:])

@@ -61,6 +61,34 @@ import Testing
         #expect(try expanded(boardState(d)) == ["s1"])
     }
 
+    /// Through a relay that cuts the link at a fold: dropped before the
+    /// daemon saw it, it is sent again after the reconnect; committed with
+    /// its answer lost, it is sent again with its key and applied once.
+    @Test func aFoldCutOffIsSentAgainAndAppliedOnce() throws {
+        let d = try DaemonProcess()
+        let relay = try CuttingRelay(to: UInt16(d.port))
+        defer { relay.stop() }
+        let t = try Tmux(width: 60, height: 16, command: "'\(Build.client)' --url ws://127.0.0.1:\(relay.port)/ws --board default")
+        try t.waitFor("the board") { $0.first?.hasPrefix("default · connected · rev 0") == true && $0.contains("> ▸ 0") }
+        relay.cutNext(.instead)
+        try t.keys("Down", "Enter")
+        try t.waitFor("s1 open, confirmed after the reconnect", seconds: 15) {
+            $0.first?.hasPrefix("default · connected · rev 1") == true && $0.contains("> ▾ 1")
+        }
+        #expect(try expanded(boardState(d)) == ["s1"])
+        relay.cutNext(.afterForwarding)
+        try t.keys("Enter")
+        try t.waitFor("s1 closed, confirmed after the reconnect", seconds: 15) {
+            $0.first?.hasPrefix("default · connected · rev 2") == true && $0.contains("> ▸ 1")
+        }
+        #expect(try expanded(boardState(d)) == [])
+        // Applied once: a second toggle would have made rev 3.
+        usleep(500_000)
+        let show = try foldsync(["show", "--json", "--url", d.url])
+        #expect(show.stdout.contains("\"rev\":2"), "\(show.stdout)")
+        #expect(t.screen().first?.hasPrefix("default · connected · rev 2") == true)
+    }
+
     @Test func wideCharactersLineUpAndLongLinesAreCut() throws {
         setlocale(LC_ALL, "C.UTF-8")
         let d = try DaemonProcess()

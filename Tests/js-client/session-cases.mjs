@@ -27,7 +27,7 @@ export function matches(got, want) {
 
 /** Null when every step of case `c` gives what it names, else what the first one that does not gave. */
 export function sessionCaseFailure(c) {
-  const session = new Session({ clientId: c.client ?? 'c1', token: c.token ?? 'none', outbox: c.outbox ?? {} });
+  const session = new Session({ clientId: c.client ?? 'c1', token: c.token ?? 'none', outbox: c.outbox ?? {}, endpoints: c.endpoints ?? 1 });
   let now = 0;
   for (const [i, step] of (c.steps ?? []).entries()) {
     if (step.at !== undefined) now = step.at;

@@ -18,7 +18,7 @@
 //        unsubscribe {board} | act {call, board, action, ifRev} |
 //        cancel {call} | view {following} | close | suspend | resume |
 //        resubscribe | relinked
-//   out: connect {token} | askToken {refresh} | send <message> | disconnect |
+//   out: connect {token, endpoint} | askToken {refresh} | send <message> | disconnect |
 //        state {name, reason, retryIn} | retry {after} | tick {after} |
 //        resolve {call, rev} | reject {call, code, message} | ready {board} |
 //        refused {board, code, message} | change {board, rev, epoch, ops, state,
@@ -26,8 +26,12 @@
 //        presence {board, viewers, following} | deleted {board} |
 //        tokenFailed {message} | finished
 //
-// Not in the vectors: `suspend` and `resume` (the Swift machine's too), and
-// the JavaScript client's own `unsubscribe`, `resubscribe` (the stream
+// `endpoints` (the constructor's) is how many URLs the shell connects to:
+// `connect` names one by its index; after a failure the next is tried at
+// once, and the backoff comes between whole rounds (every URL failed since
+// the last `hello`).
+//
+// Not in the vectors: the JavaScript client's own `resubscribe` (the stream
 // transport reopened its streams with a fresh token: every board resumes
 // with `since`) and `relinked` (the transport was replaced under a live
 // session: the answers awaited on the old one are lost, and the `hello` of
@@ -58,12 +62,15 @@ class Entry {
 }
 
 export class Session {
-  /** token: 'none', { value }, or 'provider' (asked with askToken before every connection and on authExpiring). */
-  constructor({ clientId, token = 'none', outbox = {} } = {}) {
+  /** token: 'none', { value }, or 'provider' (asked with askToken before every connection and on authExpiring); endpoints: how many URLs. */
+  constructor({ clientId, token = 'none', outbox = {}, endpoints = 1 } = {}) {
     if (typeof clientId !== 'string' || clientId === '') throw new TypeError('foldsync: a session needs a clientId');
     this.token = token;
     this.phase = 'idle';       // idle, connecting, open, waiting, suspended, closing, closed
-    this.attempt = 0;          // failed attempts since the last hello (backoff.js)
+    this.attempt = 0;          // failed rounds since the last hello (backoff.js)
+    this.endpoints = Math.max(1, endpoints);
+    this.endpoint = 0;         // the URL in use, an index below `endpoints`
+    this.failedInARow = 0;     // URLs that failed since the last hello
     this.entries = new Map();  // board name -> Entry
     this.outbox = new Outbox(clientId, outboxLimits(outbox));
     this.shownAs = new Map();  // ticket -> { board, key, action, ifRev }: what each action in the outbox shows as
@@ -144,6 +151,7 @@ export class Session {
       case 'resume':
         if (this.phase !== 'suspended' && this.phase !== 'waiting') break;
         this.attempt = 0;
+        this.failedInARow = 0;
         // Still closing the connection `suspend` ended: the next one opens once it is gone.
         if (this.linked) this.resumeWhenClosed = true; else this.connect();
         break;
@@ -187,7 +195,7 @@ export class Session {
 
   open(token) {
     this.linked = true;
-    this.emit('connect', { token });
+    this.emit('connect', { token, endpoint: this.endpoint });
   }
 
   received(m, now) {
@@ -200,6 +208,7 @@ export class Session {
         if (this.phase !== 'connecting' && this.phase !== 'open') return;
         this.phase = 'open';
         this.attempt = 0;
+        this.failedInARow = 0;
         this.emit('state', { name: 'connected' });
         // `view` first, so presence never counts us following for a moment.
         if (!this.following) this.send({ type: 'view', following: false });
@@ -329,6 +338,13 @@ export class Session {
       this.resumeWhenClosed = false;
       return;
     }
+    // The next URL at once; the backoff only once every URL failed in a row.
+    this.endpoint = (this.endpoint + 1) % this.endpoints;
+    if (++this.failedInARow < this.endpoints) {
+      this.emit('state', { name: 'disconnected', reason, retryIn: 0 });
+      return this.connect();
+    }
+    this.failedInARow = 0;
     this.phase = 'waiting';
     const delay = backoffDelay(this.attempt++, () => random) / 1000;
     this.emit('state', { name: 'disconnected', reason, retryIn: delay });

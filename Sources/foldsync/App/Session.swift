@@ -1,133 +1,75 @@
+import Dispatch
 import FoldClient
 import FoldCore
 import FoldSession
 import FoldTransport
 
-/// What a session reports to whoever drives it (a command or the live view).
-/// Service thread, like the session itself.
-protocol SessionHandler: AnyObject {
-    func sessionOpened()
-    func sessionReceived(_ event: ServerEvent, raw: [UInt8], outcome: BoardMirror.Outcome)
-    func sessionClosed(_ reason: ClientCloseReason)
-    func sessionFetched(_ id: UInt64, _ result: Result<HTTPReply, TransportError>)
-    func sessionInbox(_ event: AppEvent)
-    /// `--token-command` failed; the connection goes on with the token it has until the daemon refuses it.
-    func sessionTokenFailed(_ why: String)
-}
-
-extension SessionHandler {
-    func sessionTokenFailed(_ why: String) { Output.fail(why) }
-}
-
-/// One daemon connection at a time (a reconnect makes a new socket) and the
-/// mirror of the board being watched. With several URLs (daemons of one
-/// cluster) a failure moves to the next, and the mirror's position makes the
-/// new subscription a resume. Service thread only: every method runs inside
-/// `WebClient.run()`, from delegate callbacks or timers.
+/// A shell over `SessionMachine`: the machine decides (hello, subscribe
+/// with `since`, resyncs, the outbox, the token asked again, which URL
+/// next, the backoff); this owns the one socket at a time, the timers, the
+/// `--token-command` runs and the HTTP fetches, and hands the machine's
+/// outputs to whoever drives it (a command, watch or the live view).
+/// Service thread only: every method runs inside `WebClient.run()`, from
+/// delegate callbacks or timers.
 final class Session: WebClientDelegate {
     let client: WebClient
     let endpoints: [Endpoint]
-    /// The endpoint in use: an index of `endpoints` and `options.urls`.
-    private(set) var current = 0
-    /// URLs that failed since a connection last opened.
-    private var failedInARow = 0
     let options: ClientOptions
     let inbox: Inbox
-    private(set) var board: String
-    private(set) var mirror: BoardMirror
-    /// The mirror's state before the last event (what a patch applied to).
-    private(set) var before: JSON?
-    private(set) var socket: ClientSocket?
     weak var handler: SessionHandler?
-    private var nextActionID = 1
+    private var machine: SessionMachine
+    private var socket: ClientSocket?
+    /// The endpoint in use: an index of `endpoints` and `options.urls`.
+    private(set) var current = 0
+    /// Which URL a GET goes to next, for the commands that never open the socket.
+    private var fetchFailover: Failover
+    /// `--token`'s, or the last one `--token-command` printed: a connection
+    /// goes on with it when the command fails, until the daemon refuses it.
+    private var lastToken: String?
+    /// Inputs that arrive while the outputs of another are carried out wait
+    /// their turn, so that outputs are carried out in the machine's order.
+    private var queued: [SessionMachine.Input] = []
+    private var handling = false
+    private var nextTicket: SessionMachine.Ticket = 0
 
     init(client: WebClient, endpoints: [Endpoint], options: ClientOptions, inbox: Inbox) {
         self.client = client
         self.endpoints = endpoints
         self.options = options
         self.inbox = inbox
-        board = options.board
-        mirror = BoardMirror(board: options.board)
+        let token: SessionMachine.Token = options.tokenCommand != nil ? .provider : options.token.map { .value($0) } ?? .none
+        let n = String(UInt64.random(in: 0...UInt64.max), radix: 16)
+        machine = SessionMachine(clientID: String(repeating: "0", count: 16 - n.count) + n, token: token, endpoints: endpoints.count)
+        fetchFailover = Failover(count: endpoints.count)
+        lastToken = options.token
         client.delegate = self
     }
 
-    var isOpen: Bool { socket?.state == .open }
     var endpoint: Endpoint { endpoints[current] }
     /// The URL in use, as given.
     var url: String { options.urls[current] }
 
-    /// After a failure: moves to the next URL. False when every URL has
-    /// failed since a connection last opened (a whole round); the next
-    /// round then starts over from the next URL.
-    func failover() -> Bool {
-        failedInARow += 1
-        current = (current + 1) % endpoints.count
-        guard failedInARow < endpoints.count else {
-            failedInARow = 0
-            return false
-        }
-        return true
+    // MARK: What the driver asks
+
+    func start() { handle(.start) }
+    func subscribe(_ board: String) { handle(.subscribe(board)) }
+    func unsubscribe(_ board: String) { handle(.unsubscribe(board)) }
+    func view(following: Bool) { handle(.view(following: following)) }
+    func close() { handle(.close) }
+
+    /// Hands an action to the outbox (sent with its key now or once
+    /// connected); `resolve` or `reject` with the ticket answers it.
+    func act(_ action: Action, on board: String) -> SessionMachine.Ticket {
+        nextTicket += 1
+        handle(.act(nextTicket, board: board, action: action, ifRev: nil))
+        return nextTicket
     }
 
-    /// The token in use: `--token`'s, or the last one `--token-command` printed.
-    private(set) var token: String?
-
-    var authHeaders: [(String, String)] {
-        token.map { [("Authorization", "Bearer \($0)")] } ?? []
-    }
-
-    /// Asks `--token-command` for a token; false (and says why) when it fails.
-    @discardableResult
-    func refreshToken() -> Bool {
-        guard let command = options.tokenCommand else { return true }
-        switch TokenCommand.run(command) {
-        case .success(let fresh):
-            token = fresh
-            return true
-        case .failure(let why):
-            handler?.sessionTokenFailed(why.description)
-            return false
-        }
-    }
-
-    func connect() {
-        if options.tokenCommand != nil { refreshToken() } else { token = options.token }
-        socket = client.connect(endpoint, subprotocols: [Subprotocol.plain], headers: authHeaders)
-    }
-
-    /// Subscribes to the current board; `resume` offers the mirror's position.
-    func subscribe(resume: Bool) {
-        socket?.send(ClientRequest.subscribe(board: board, since: resume ? mirror.position : nil))
-    }
-
-    /// Sends an action with a fresh id and returns the id; nil when offline
-    /// (nothing is queued for later). `keyed`: the id goes as the action's
-    /// `key` too, prefixed with this run's random client id, so that a copy
-    /// can never be applied twice.
-    func send(_ action: Action, board target: String? = nil, keyed: Bool = false) -> String? {
-        guard isOpen, let socket else { return nil }
-        let id = keyed ? "\(clientID)-\(nextActionID)" : "fs\(nextActionID)"
-        nextActionID += 1
-        socket.send(ClientRequest.action(action, board: target ?? board, id: id, key: keyed ? id : nil))
-        return id
-    }
-    private let clientID: String = {
-        let n = String(UInt64.random(in: 0...UInt64.max), radix: 16)
-        return String(repeating: "0", count: 16 - n.count) + n
-    }()
-
-    /// Follow or browse (`view`, an extension); nothing when offline (sent again on connect).
-    func sendView(following: Bool) {
-        guard isOpen, let socket else { return }
-        socket.send(ClientRequest.view(following: following))
-    }
-
-    /// Watches another board from now on.
-    func switchBoard(to name: String) {
-        if isOpen { socket?.send(ClientRequest.unsubscribe(board: board)) }
-        board = name
-        mirror = BoardMirror(board: name)
-        if isOpen { subscribe(resume: false) }
+    /// Ends the run: closes the connection politely when there is one; the
+    /// loop stops once it is gone (or shortly after, whatever happens).
+    func closeAndStop() {
+        close()
+        client.schedule(afterMicroseconds: 300_000) { [weak self] in self?.client.stop() }
     }
 
     /// GET on the daemon's HTTP API, beside the WebSocket path.
@@ -136,45 +78,100 @@ final class Session: WebClientDelegate {
         if let q = base.firstIndex(of: "?") { base = String(base[..<q]) }
         if base.hasSuffix("/ws") { base.removeLast(3) }
         if base.hasSuffix("/") { base.removeLast() }
-        return client.fetch(endpoint.with(path: base + path), headers: authHeaders)
+        return client.fetch(endpoint.with(path: base + path), headers: lastToken.map { [("Authorization", "Bearer \($0)")] } ?? [])
     }
 
-    func close() { socket?.close(code: .normal, reason: "bye") }
+    /// A GET failed (for a command that never opens the socket): moves to
+    /// the next URL; false once every URL has failed.
+    func fetchFailed() -> Bool {
+        let more = fetchFailover.failed()
+        current = fetchFailover.current
+        return more
+    }
 
-    /// Ends the run: closes the connection politely when there is one and
-    /// stops the loop once it is gone (or shortly after, whatever happens).
-    func closeAndStop() {
-        if socket != nil {
-            close()
-            client.schedule(afterMicroseconds: 300_000) { [weak self] in self?.client.stop() }
-        } else {
+    /// For a command answered by GETs alone: a token from `--token-command`
+    /// for them, as a connection would have asked for.
+    func prepareFetch() {
+        guard let command = options.tokenCommand else { return }
+        switch TokenCommand.run(command) {
+        case .success(let t): lastToken = t
+        case .failure(let why): handler?.sessionTokenFailed(why.description)
+        }
+    }
+
+    // MARK: The machine
+
+    private var now: Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
+
+    private func handle(_ input: SessionMachine.Input) {
+        queued.append(input)
+        guard !handling else { return }
+        handling = true
+        while !queued.isEmpty {
+            let next = queued.removeFirst()
+            for output in machine.handle(next, now: now, random: Double.random(in: 0...1)) { carryOut(output) }
+        }
+        handling = false
+    }
+
+    private func carryOut(_ output: SessionMachine.Output) {
+        switch output {
+        case .connect(let token, let index):
+            current = index
+            handler?.sessionConnecting(to: url)
+            socket = client.connect(endpoint, subprotocols: [Subprotocol.plain],
+                                    headers: token.map { [("Authorization", "Bearer \($0)")] } ?? [])
+        case .askToken(let refresh):
+            askToken(refresh: refresh)
+        case .send(let bytes):
+            socket?.send(bytes)
+        case .disconnect:
+            socket?.close(code: .normal, reason: "bye")
+        case .retry(let after):
+            client.schedule(afterMicroseconds: Int64(after * 1e6)) { [weak self] in self?.handle(.retry) }
+            handler?.sessionOutput(output)
+        case .tick(let after):
+            client.schedule(afterMicroseconds: Int64(after * 1e6)) { [weak self] in self?.handle(.tick) }
+        case .tokenFailed(let why):
+            handler?.sessionTokenFailed(why)
+        case .finished:
+            handler?.sessionOutput(output)
             client.stop()
+        default:
+            handler?.sessionOutput(output)
+        }
+    }
+
+    /// Runs `--token-command` (bounded, on this thread) and answers the machine.
+    private func askToken(refresh: Bool) {
+        guard let command = options.tokenCommand else { return }
+        switch TokenCommand.run(command) {
+        case .success(let fresh):
+            lastToken = fresh
+            handle(.token(fresh, failure: nil, refresh: refresh))
+        case .failure(let why):
+            // Nothing to send in band; a new connection tries the token it had.
+            handle(.token(refresh ? nil : lastToken, failure: why.description, refresh: refresh))
         }
     }
 
     // MARK: WebClientDelegate
 
-    func opened(_ s: ClientSocket) {
-        guard s === socket else { return }
-        failedInARow = 0
-        handler?.sessionOpened()
-    }
+    func opened(_ s: ClientSocket) {}
 
     func received(_ s: ClientSocket, _ message: [UInt8]) {
         guard s === socket, let event = ServerEvent.decode(message) else { return }
-        if case .authExpiring = event, options.tokenCommand != nil, refreshToken(), let token {
-            s.send(ClientRequest.auth(token: token))
-        }
-        before = mirror.state
-        let outcome = mirror.apply(event)
-        if case .outOfStep = outcome { subscribe(resume: false) }
-        handler?.sessionReceived(event, raw: message, outcome: outcome)
+        handler?.sessionReceived(event, raw: message)
+        handle(.received(event))
     }
 
     func closed(_ s: ClientSocket, _ reason: ClientCloseReason) {
         guard s === socket else { return }
         socket = nil
-        handler?.sessionClosed(reason)
+        handler?.sessionClosed(reason, url: url)
+        var status: Int?
+        if case .refused(let code) = reason { status = code }
+        handle(.closed(reason: reason.description, status: status))
     }
 
     func fetched(_ id: UInt64, _ result: Result<HTTPReply, TransportError>) {

@@ -14,16 +14,26 @@ final class ScriptCommand: SessionHandler {
     /// Read before connecting (`load`): the document to send.
     let document: Board?
     private(set) var exitCode: Int32?
-    private var pendingID: String?
+    /// The action handed to the session, until its answer.
+    private var ticket: SessionMachine.Ticket?
+    /// A connection is open: an action handed over has gone out on it.
+    private var open = false
+    /// The board as the session shows it (the daemon's, confirmed).
+    private var mirror: BoardMirror
     private var sectionsBefore: Set<String> = []
     private var fetchID: UInt64?
+    /// How the last connection ended.
+    private var lastFailure: String?
 
     init(session: Session, command: Command, options: ClientOptions, document: Board?) {
         self.session = session
         self.command = command
         self.options = options
         self.document = document
+        mirror = BoardMirror(board: options.board)
     }
+
+    var board: String { options.board }
 
     func start() {
         session.handler = self
@@ -31,9 +41,14 @@ final class ScriptCommand: SessionHandler {
             self?.fail("no answer from \(self?.session.url ?? "the daemon") within \(self?.options.timeout ?? 0)s")
         }
         if let fetchPath {
+            session.prepareFetch()
             fetchID = session.fetchAPI(fetchPath)
+        } else if case .load = command, let document {
+            ticket = session.act(.replace(document), on: board)
+            session.start()
         } else {
-            session.connect()
+            session.subscribe(board)
+            session.start()
         }
     }
 
@@ -41,7 +56,7 @@ final class ScriptCommand: SessionHandler {
     var fetchPath: String? {
         if command == .boards { return "/api/boards" }
         if case .history(let since, let before, let limit) = command {
-            return HistoryText.path(board: session.board, since: since, before: before, limit: limit)
+            return HistoryText.path(board: board, since: since, before: before, limit: limit)
         }
         return nil
     }
@@ -62,42 +77,41 @@ final class ScriptCommand: SessionHandler {
 
     // MARK: SessionHandler
 
-    func sessionOpened() {
-        if case .load = command, let document {
-            pendingID = session.send(.replace(document))
-        } else {
-            session.subscribe(resume: false)
-        }
+    /// Any error not answering an action ends the command (the action's own comes as `reject`).
+    func sessionReceived(_ event: ServerEvent, raw: [UInt8]) {
+        if case .error(let code, let message, nil, _) = event { fail("\(code): \(message)") }
     }
 
-    func sessionReceived(_ event: ServerEvent, raw: [UInt8], outcome: BoardMirror.Outcome) {
+    /// Before the action went out, the session tries the next URL; after,
+    /// the outcome is unknown here, so it is reported, not sent again.
+    func sessionClosed(_ reason: ClientCloseReason, url: String) {
+        lastFailure = "\(url): \(reason)"
+        if ticket != nil && open { fail("\(url): \(reason)") }
+    }
+
+    func sessionOutput(_ output: SessionMachine.Output) {
         guard exitCode == nil else { return }
-        switch event {
-        case .error(let code, let message, let id, _) where id == nil || id == pendingID:
-            fail("\(code): \(message)")
-        case .ack(let id, _, let rev) where id != nil && id == pendingID:
-            done(rev: rev ?? session.mirror.position?.rev ?? 0)
-        case .snapshot where pendingID == nil:
+        switch output {
+        case .state(.connected):
+            open = true
+        case .state(.disconnected):
+            open = false
+        case .show(let name, _, let confirmed?, let position?) where name == board:
+            mirror = BoardMirror(board: name)
+            _ = mirror.apply(.snapshot(board: name, position: position, state: confirmed))
+        case .ready(let name) where name == board && ticket == nil:
             ready()
-        case .deleted:
-            if pendingID == nil { fail("not_found: board '\(session.board)' was deleted") }
+        case .deleted(let name) where name == board && ticket == nil:
+            fail("not_found: board '\(board)' was deleted")
+        case .resolve(let t, let rev) where t == ticket:
+            done(rev: rev)
+        case .reject(let t, let error) where t == ticket:
+            fail("\(error.code): \(error.message)")
+        case .retry:
+            // Every URL failed in a row: a command fails rather than wait out the backoff.
+            fail(lastFailure ?? "\(session.url): connection lost")
         default:
             break
-        }
-    }
-
-    /// Before anything was sent, another URL may serve the command; after,
-    /// the outcome is unknown here, so it is reported, not sent twice.
-    func sessionClosed(_ reason: ClientCloseReason) {
-        if exitCode != nil {
-            session.client.stop()
-        } else {
-            let failed = session.url
-            if pendingID == nil, session.failover() {
-                session.connect()
-            } else {
-                fail("\(failed): \(reason)")
-            }
         }
     }
 
@@ -106,7 +120,7 @@ final class ScriptCommand: SessionHandler {
         switch result {
         case .failure(let e):
             let failed = session.url
-            if session.failover(), let fetchPath {
+            if session.fetchFailed(), let fetchPath {
                 fetchID = session.fetchAPI(fetchPath)
             } else {
                 fail("\(failed): \(e.description)")
@@ -159,21 +173,20 @@ final class ScriptCommand: SessionHandler {
 
     /// The snapshot is in: read-only commands answer now, actions are sent.
     private func ready() {
-        let mirror = session.mirror
         guard let doc = mirror.document else {
-            fail("the board '\(session.board)' is not a valid board document")
+            fail("the board '\(board)' is not a valid board document")
             return
         }
         switch command {
         case .show:
             if options.json {
                 let out = JSON.object([
-                    "board": .string(session.board), "epoch": .string(mirror.position?.epoch ?? ""),
+                    "board": .string(board), "epoch": .string(mirror.position?.epoch ?? ""),
                     "rev": .int(mirror.position?.rev ?? 0), "state": doc.json,
                 ])
                 Output.out(String(decoding: out.encoded(), as: UTF8.self) + "\n")
             } else {
-                Output.out(TreeText.render(board: session.board, position: mirror.position, document: doc))
+                Output.out(TreeText.render(board: board, position: mirror.position, document: doc))
             }
             finish(0)
         case .dump:
@@ -183,8 +196,7 @@ final class ScriptCommand: SessionHandler {
             do throws(FoldError) {
                 let action = try self.action()
                 sectionsBefore = Set(doc.sections.map(\.id))
-                pendingID = session.send(action)
-                if pendingID == nil { fail("connection lost before the action was sent") }
+                ticket = session.act(action, on: board)
             } catch {
                 fail("\(error.code.rawValue): \(error.message)")
             }
@@ -192,7 +204,7 @@ final class ScriptCommand: SessionHandler {
     }
 
     private func section(_ ref: String) throws(FoldError) -> String {
-        try session.mirror.resolveSection(ref).get()
+        try mirror.resolveSection(ref).get()
     }
 
     private func action() throws(FoldError) -> Action {
@@ -211,7 +223,7 @@ final class ScriptCommand: SessionHandler {
         case .setItems(let s, let items): return .setItems(section: try section(s), items: items.map(JSON.string))
         case .focus(let s, let ref):
             let id = try section(s)
-            return .focus(section: id, item: try session.mirror.resolveItem(ref, in: id).get())
+            return .focus(section: id, item: try mirror.resolveItem(ref, in: id).get())
         case .clearFocus: return .clearFocus
         case .revert(let rev): return .revert(rev: rev)
         default: throw FoldError(.badRequest, "not an action")
@@ -220,9 +232,9 @@ final class ScriptCommand: SessionHandler {
 
     /// The action was committed (or was a no-op): report and exit 0.
     private func done(rev: Int) {
-        var fields: [(String, JSON)] = [("board", .string(session.board)), ("rev", .int(rev))]
+        var fields: [(String, JSON)] = [("board", .string(board)), ("rev", .int(rev))]
         var text = "rev \(rev)"
-        let doc = session.mirror.document
+        let doc = mirror.document
         switch command {
         case .fold(_, let ref):
             if let id = try? section(ref), let s = doc?.sections.first(where: { $0.id == id }) {
@@ -241,7 +253,7 @@ final class ScriptCommand: SessionHandler {
             fields.append(("focus", focus?.json ?? .null))
             text = focus.map { "focus \($0.section) item \($0.item) · rev \(rev)" } ?? "no focus · rev \(rev)"
         case .load:
-            text = "loaded \(session.board) · rev \(rev)"
+            text = "loaded \(board) · rev \(rev)"
         case .revert(let undone):
             fields.append(("reverted", .int(undone)))
             text = "undid rev \(undone) · rev \(rev)"

@@ -14,6 +14,8 @@ final class Watch: SessionHandler {
     let session: Session
     let options: ClientOptions
     private(set) var exitCode: Int32?
+    /// How the last connection ended, until the next one opens.
+    private var lastFailure: String?
 
     init(session: Session, options: ClientOptions) {
         self.session = session
@@ -22,7 +24,8 @@ final class Watch: SessionHandler {
 
     func start() {
         session.handler = self
-        session.connect()
+        session.subscribe(options.board)
+        session.start()
     }
 
     func finish(_ code: Int32, _ message: String? = nil) {
@@ -32,13 +35,10 @@ final class Watch: SessionHandler {
         session.closeAndStop()
     }
 
-    /// A resume after a failover: the stream goes on with no gap (a snapshot when the daemon cannot).
-    func sessionOpened() { session.subscribe(resume: true) }
-
-    func sessionReceived(_ event: ServerEvent, raw: [UInt8], outcome: BoardMirror.Outcome) {
+    func sessionReceived(_ event: ServerEvent, raw: [UInt8]) {
         guard exitCode == nil else { return }
         if case .hello = event { return }
-        if let board = event.board, board != session.board { return }
+        if let board = event.board, board != options.board { return }
         if !Output.write(1, raw + [0x0A]) {
             finish(0)
             return
@@ -48,18 +48,22 @@ final class Watch: SessionHandler {
         }
     }
 
-    func sessionClosed(_ reason: ClientCloseReason) {
-        if exitCode != nil {
-            session.client.stop()
-        } else {
-            let failed = session.url
-            guard session.failover() else { return finish(1, "\(failed): \(reason)") }
-            Output.fail("\(failed): \(reason); trying \(session.url)")
-            session.connect()
-        }
+    func sessionClosed(_ reason: ClientCloseReason, url: String) {
+        if exitCode == nil { lastFailure = "\(url): \(reason)" }
     }
 
-    func sessionFetched(_ id: UInt64, _ result: Result<HTTPReply, TransportError>) {}
+    /// The machine moved on to the next URL at once: the stream resumes there with no gap.
+    func sessionConnecting(to url: String) {
+        guard exitCode == nil, let failed = lastFailure else { return }
+        Output.fail("\(failed); trying \(url)")
+        lastFailure = nil
+    }
+
+    /// A wait before the next connection: every URL failed in a row, and
+    /// the watch ends with 1 (a script sees the failure, not a stall).
+    func sessionOutput(_ output: SessionMachine.Output) {
+        if case .retry = output { finish(1, lastFailure ?? "\(session.url): connection lost") }
+    }
 
     func sessionInbox(_ event: AppEvent) {
         if case .signal = event { finish(0) }

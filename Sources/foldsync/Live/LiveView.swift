@@ -6,7 +6,9 @@ import FoldTransport
 import Foundation
 
 /// The live view: the terminal, the session and the pure `LiveModel` wired
-/// together. Service thread: everything here runs inside `WebClient.run()`
+/// together. An action typed goes to the session's outbox and shows at
+/// once: the session shows each board with the actions not answered yet on
+/// top. Service thread: everything here runs inside `WebClient.run()`
 /// (delegate callbacks, timers, inbox events); the stdin reader thread and
 /// signal sources only post to the inbox.
 final class LiveView: SessionHandler {
@@ -14,23 +16,23 @@ final class LiveView: SessionHandler {
     let terminal = Terminal()
     var model: LiveModel
     var decoder = KeyDecoder()
-    var backoff = Backoff(base: 0.5, cap: 10)
     var lastFrame: [ScreenLine] = []
     var needsClear = false
     var quitting = false
-    /// Ids of actions sent from here, so their errors are shown.
-    var sent: Set<String> = []
+    /// The board subscribed (the model's, once a switch is under way).
+    var board: String
+    /// Actions typed here and not answered yet, so their errors are shown.
+    var sent: Set<SessionMachine.Ticket> = []
+    /// The session just took an action back: the error that follows says so.
+    var undone = false
     var boardsFetch: UInt64?
-    /// The actions typed here and not answered yet: the view shows them at
-    /// once, on top of the daemon's board.
-    var pending = PendingActions()
-    /// The `session` of each connection so far: a patch `by` one of them
-    /// may be one of ours landing (a resume brings it with an older one).
-    var sessions: [String] = []
+    /// Why the last connection ended, for the status line.
+    var why = "connection lost"
 
     init(session: Session) {
         self.session = session
-        model = LiveModel(board: session.board, rows: 24, columns: 80)
+        board = session.options.board
+        model = LiveModel(board: board, rows: 24, columns: 80)
     }
 
     func run() -> Int32 {
@@ -46,7 +48,8 @@ final class LiveView: SessionHandler {
         model.columns = columns
         session.handler = self
         startReader()
-        session.connect()
+        session.subscribe(board)
+        session.start()
         tick()
         redraw()
         session.client.run()
@@ -108,84 +111,33 @@ final class LiveView: SessionHandler {
         for effect in effects {
             switch effect {
             case .send(let action):
-                if let id = session.send(action, keyed: true) {
-                    sent.insert(id)
-                    pending.add(key: id, action: action, ifRev: nil)
-                    showBoard()
-                } else {
-                    model.show("offline: \(action.name) not sent", now: Self.now())
-                }
+                sent.insert(session.act(action, on: board))
             case .setView(let following):
-                session.sendView(following: following)
+                session.view(following: following)
             case .fetchBoards:
                 boardsFetch = session.fetchAPI("/api/boards")
             case .switchBoard(let name):
-                pending = PendingActions()
-                session.switchBoard(to: name)
+                session.unsubscribe(board)
+                board = name
+                session.subscribe(name)
             case .quit:
                 quit()
             }
         }
     }
 
-    /// The daemon's board with the pending actions applied, to the model.
-    private func showBoard() {
-        let mirror = session.mirror
-        let shown = pending.isEmpty ? nil : pending.shown(confirmed: mirror.state, rev: mirror.position?.rev)
-        model.update(document: shown.flatMap { try? Board(trusted: $0) } ?? mirror.document, position: mirror.position)
-    }
-
     // MARK: SessionHandler
 
-    func sessionOpened() {
-        backoff.reset()
-        model.connection = .connected
-        // A new connection follows until told otherwise: say so again after a reconnect.
-        if !model.following { session.sendView(following: false) }
-        session.subscribe(resume: true)
-        redraw()
+    /// Errors that answer no action (a subscription refused, a request the
+    /// daemon could not read) show in the status line as they come.
+    func sessionReceived(_ event: ServerEvent, raw: [UInt8]) {
+        if case .error(let code, let message, nil, _) = event {
+            model.show("error: \(code): \(message)", now: Self.now())
+            redraw()
+        }
     }
 
-    func sessionReceived(_ event: ServerEvent, raw: [UInt8], outcome: BoardMirror.Outcome) {
-        if case .hello(let id) = event { sessions = Array((sessions + [id]).suffix(16)) }
-        switch outcome {
-        case .changed:
-            if case .patch(_, let p, _, let by) = event, let before = session.before, let after = session.mirror.state {
-                pending.patched(rev: p.rev, before: before, after: after, own: by.map(sessions.contains) ?? true)
-            } else if case .snapshot(_, let p, _) = event {
-                pending.resynced(rev: p.rev)
-            }
-            showBoard()
-        case .presence:
-            model.viewers = session.mirror.viewers
-            model.followers = session.mirror.following
-        case .deleted: model.boardDeleted()
-        case .outOfStep, .unchanged: break
-        }
-        switch event {
-        case .error(let code, let message, let id, _):
-            if let id { sent.remove(id) }
-            let rolledBack = id.flatMap { pending.remove(key: $0) } != nil
-            if rolledBack { showBoard() }
-            model.show("error: \(code): \(message)\(rolledBack ? " (undone)" : "")", now: Self.now())
-        case .ack(let id?, _, let rev):
-            sent.remove(id)
-            pending.acked(key: id, rev: rev ?? 0, confirmedRev: session.mirror.position?.rev)
-            showBoard()
-        default:
-            break
-        }
-        redraw()
-    }
-
-    func sessionClosed(_ reason: ClientCloseReason) {
-        if quitting {
-            session.client.stop()
-            return
-        }
-        // The next daemon at once; after a whole round of failures, the backoff.
-        let delay = session.failover() ? 0.05 : backoff.next(random: Double.random(in: 0..<1))
-        let why: String
+    func sessionClosed(_ reason: ClientCloseReason, url: String) {
         switch reason {
         case .failed: why = "daemon unreachable"
         case .refused(401): why = "token refused"
@@ -193,17 +145,32 @@ final class LiveView: SessionHandler {
         case .closed(.goingAway?, _): why = "daemon restarting"
         case .closed: why = "connection lost"
         }
-        model.connection = .reconnecting(at: Self.now() + delay, why: why)
-        sent.removeAll()
-        // Nothing here sends them again: shown no longer. One that the
-        // daemon applied before the cut comes back with the resume.
-        if !pending.isEmpty {
-            pending = PendingActions()
-            showBoard()
-        }
-        session.client.schedule(afterMicroseconds: Int64(delay * 1_000_000)) { [weak self] in
-            guard let self, !self.quitting else { return }
-            self.session.connect()
+    }
+
+    func sessionOutput(_ output: SessionMachine.Output) {
+        switch output {
+        case .state(.connected):
+            model.connection = .connected
+        case .state(.disconnected(_, let retryIn)):
+            model.connection = .reconnecting(at: Self.now() + retryIn, why: why)
+        case .show(let name, let state?, _, let position) where name == board:
+            model.update(document: try? Board(trusted: state), position: position)
+        case .deleted(let name) where name == board:
+            model.boardDeleted()
+        case .presence(let name, let viewers, let following) where name == board:
+            model.viewers = viewers
+            model.followers = following
+        case .change(_, let change) where change.rolledBack != nil:
+            undone = true
+        case .resolve(let ticket, _):
+            sent.remove(ticket)
+        case .reject(let ticket, let error):
+            if sent.remove(ticket) != nil {
+                model.show("error: \(error.code): \(error.message)\(undone ? " (undone)" : "")", now: Self.now())
+            }
+            undone = false
+        default:
+            return
         }
         redraw()
     }

@@ -80,7 +80,8 @@ def machine(case: Dict[str, Any]) -> Session:
     limits = case.get("outbox") or {}
     return Session(case.get("client", "c1"), token,
                    **({"max_actions": limits["maxActions"]} if "maxActions" in limits else {}),
-                   **({"max_age": float(limits["maxAge"])} if "maxAge" in limits else {}))
+                   **({"max_age": float(limits["maxAge"])} if "maxAge" in limits else {}),
+                   endpoints=case.get("endpoints", 1))
 
 
 @pytest.mark.parametrize("case", cases(), ids=[c.get("name", str(n)) for n, c in enumerate(cases())])

@@ -16,18 +16,20 @@ outputs are dicts of one key, in session.json's vocabulary:
        closed {reason, status} | retry | tick | subscribe {board} |
        act {call, board, action, ifRev} | cancel {call} | view {following} |
        close | suspend | resume | unsubscribe {board} | relinked
-  out: connect {token} | askToken {refresh} | send <message> | disconnect |
+  out: connect {token, endpoint} | askToken {refresh} | send <message> | disconnect |
        state {name, reason, retryIn} | retry {after} | tick {after} |
        resolve {call, rev} | reject {call, code, message} | ready {board} |
        refused {board, code, message} | change <Change> (change.py) |
        presence {board, viewers, following} | deleted {board} |
        tokenFailed {message} | finished
 
-`unsubscribe` and `relinked` are the Python client's own (not in the
-vectors, as `suspend` and `resume`): a board dropped and not subscribed
-again; the transport replaced under a live session (the answers awaited on
-the old one are lost, the new one's `hello` follows). `change` carries
-change.py's Change, what a board's readers are given; the vector runner
+`endpoints` is how many URLs the shell connects to: `connect` names one by
+its index; after a failure the next is tried at once, and the backoff comes
+between whole rounds (every URL failed since the last `hello`). `unsubscribe`:
+a board dropped and not subscribed again. `relinked` is the Python client's
+own (not in the vectors): the transport replaced under a live session (the
+answers awaited on the old one are lost, the new one's `hello` follows).
+`change` carries change.py's Change, what a board's readers are given; the vector runner
 writes it in the vectors' words."""
 from __future__ import annotations
 
@@ -57,7 +59,7 @@ CLOSED = "closed"
 
 class Session:
     def __init__(self, client_id: str, token: Token = None, max_actions: int = MAX_ACTIONS,
-                 max_age: float = MAX_AGE) -> None:
+                 max_age: float = MAX_AGE, endpoints: int = 1) -> None:
         if token is not None and token != PROVIDER and not (isinstance(token, tuple) and token[0] == "value"):
             raise ValueError('foldsync: a session token is None, ("value", token) or "provider"')
         self.token = token
@@ -65,6 +67,9 @@ class Session:
         self.following = True
         self.sessions: List[str] = []  # this connection's session and the ones before it (hello)
         self._backoff = Backoff()
+        self._endpoints = max(1, endpoints)
+        self._endpoint = 0        # the URL in use, an index below `endpoints`
+        self._failed_in_a_row = 0  # URLs that failed since the last hello
         self._entries: Dict[str, BoardEntry] = {}
         self._outbox = Outbox(client_id, max_actions, max_age)
         self._shown_as: Dict[int, Tuple[str, str, Dict[str, Any]]] = {}  # ticket -> (board, key, action as called)
@@ -138,6 +143,7 @@ class Session:
         elif kind == "resume":
             if self.phase in (SUSPENDED, WAITING):
                 self._backoff.reset()
+                self._failed_in_a_row = 0
                 # Still closing the connection `suspend` ended: the next one opens once it is gone.
                 if self._linked:
                     self._resume_when_closed = True
@@ -172,7 +178,7 @@ class Session:
 
     def _open(self, token: Optional[str]) -> None:
         self._linked = True
-        self._emit("connect", token=token)
+        self._emit("connect", token=token, endpoint=self._endpoint)
 
     def _token(self, value: Optional[str], failure: Optional[str], refresh: bool) -> None:
         if failure is not None:
@@ -202,6 +208,14 @@ class Session:
                 self._connect()
             self._resume_when_closed = False
             return
+        # The next URL at once; the backoff only once every URL failed in a row.
+        self._endpoint = (self._endpoint + 1) % self._endpoints
+        self._failed_in_a_row += 1
+        if self._failed_in_a_row < self._endpoints:
+            self._emit("state", name="disconnected", reason=reason, retryIn=0)
+            self._connect()
+            return
+        self._failed_in_a_row = 0
         self.phase = WAITING
         delay = self._backoff.next_seconds(random)
         self._emit("state", name="disconnected", reason=reason, retryIn=delay)
@@ -239,6 +253,7 @@ class Session:
                 return
             self.phase = OPEN
             self._backoff.reset()
+            self._failed_in_a_row = 0
             self._emit("state", name="connected")
             if not self.following:  # a connection follows until told otherwise
                 self._send({"type": "view", "following": False})
