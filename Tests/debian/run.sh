@@ -78,7 +78,7 @@ for s in "${steps[@]}"; do
   suite)
     step "swift build --build-tests on $suite"
     t0=$SECONDS
-    build "swift build --build-tests >'$work/build.log' 2>&1" || { tail -30 "$work/build.log"; fail "the build"; }
+    build "swift build --build-tests >'$src/.build/root-build.log' 2>&1" || { tail -30 "$src/.build/root-build.log"; fail "the build"; }
     echo "  built in $((SECONDS - t0)) s"
     step "the Swift suite on $suite (the live tests against its libwebsockets)"
     t0=$SECONDS
@@ -90,11 +90,11 @@ for s in "${steps[@]}"; do
   deb)
     step "make deb on $suite"
     t0=$SECONDS
-    build "make deb >'$work/deb.log' 2>&1" || { tail -30 "$work/deb.log"; fail "make deb"; }
+    build "make deb >'$src/.build/root-deb.log' 2>&1" || { tail -30 "$src/.build/root-deb.log"; fail "make deb"; }
     deb=$src/.build/deb/foldsync_${version}_amd64.deb
     [ -f "$deb" ] || fail "$deb was not made"
-    build "packaging/build-deb.sh --version '$version+pkgtest1' --bin .build/static/release --out .build/deb-next >'$work/deb-next.log' 2>&1" \
-      || { tail -30 "$work/deb-next.log"; fail "the next version"; }
+    build "packaging/build-deb.sh --version '$version+pkgtest1' --bin .build/static/release --out .build/deb-next >'$src/.build/root-deb-next.log' 2>&1" \
+      || { tail -30 "$src/.build/root-deb-next.log"; fail "the next version"; }
     echo "  $(basename "$deb") in $((SECONDS - t0)) s: $(du -h "$deb" | cut -f1)"
     step "lintian ($suite's) on it"
     in_root "$root" lintian --info "$deb" >"$work/lintian.txt" 2>&1 || true
