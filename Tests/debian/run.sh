@@ -61,6 +61,7 @@ step "the checkout copied to $src"
 mkdir -p "$src"
 # tar keeps each file's time, so an unchanged file is not rebuilt on a second run.
 git ls-files -z --cached --others --exclude-standard | tar --null --ignore-failed-read -T - -cf - 2>/dev/null | tar -C "$src" -xpf -
+mkdir -p "$src/.build"
 root_bind "$root" /opt/swift "$src"
 mount -o remount,bind,ro "$root/opt/swift"
 conformance=${FOLDSYNC_CONFORMANCE_DIR:-}
