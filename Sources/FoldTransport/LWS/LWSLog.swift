@@ -7,6 +7,11 @@ import Synchronization
 /// descriptor table lws closes each new socket unanswered and logs "Socket fd
 /// N is too high" for every one. Those are counted here instead, and the
 /// server reports them as one line per interval (`WebServer.reportRefusals`).
+/// The words matched are in the same format strings at lws 4.1.6 and 4.3.5
+/// (`pollfd.c`: "Socket fd %d is too high (%d) offset %d", "fd %d too high
+/// (%d)", "Too many fds (%d vs %d)"); 4.3.5 puts the context's or the
+/// connection's name and the function's in front, which a substring match
+/// does not mind.
 ///
 /// Global because lws has one log sink per process and calls it without a
 /// context; any thread may log, so the count is atomic.
