@@ -2,7 +2,7 @@ import FoldConfig
 import FoldCore
 import FoldCrypto
 import FoldHub
-import Foundation
+import FoundationEssentials
 
 /// Reads the `jwt-key` files into the hub's `JWTSettings`: at start, and on
 /// every SIGHUP on the signal thread (never the event loop), so a rotated
