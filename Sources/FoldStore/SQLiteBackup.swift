@@ -129,7 +129,8 @@ public enum SQLiteBackup {
     }
 
     static func fileSize(_ path: String) -> Int {
-        ((try? FileManager.default.attributesOfItem(atPath: path)[.size]) as? Int) ?? 0
+        var info = stat()
+        return stat(path, &info) == 0 ? Int(info.st_size) : 0
     }
 
     /// A SQL string literal.

@@ -107,7 +107,7 @@ struct PipeReader {
 /// stdin from /dev/null, stdout and stderr into pipes, and no other
 /// descriptor of this process. SIGINT, SIGTERM, SIGHUP and SIGPIPE, which
 /// the client ignores, are the default again in the child, so a command
-/// past its time ends on SIGTERM.
+/// past its time ends on SIGTERM (SIGKILL a second later).
 struct ChildProcess {
     let pid: pid_t
     /// The read ends of its stdout and stderr.
@@ -179,15 +179,16 @@ struct ChildProcess {
         raw & 0x7f == 0 ? (raw >> 8) & 0xff : raw & 0x7f
     }
 
-    /// SIGTERM, then SIGKILL after a second, and reaped.
+    /// SIGTERM to its process group (what the shell started too), then
+    /// SIGKILL after a second; the child is reaped.
     func terminate() {
-        kill(pid, SIGTERM)
+        kill(-pid, SIGTERM)
         let end = TokenCommand.now() + 1
         while TokenCommand.now() < end {
             if exitStatus() != nil { return }
             usleep(5_000)
         }
-        kill(pid, SIGKILL)
+        kill(-pid, SIGKILL)
         var raw: Int32 = 0
         _ = try? systemCall("waitpid") { waitpid(pid, &raw, 0) }
     }
