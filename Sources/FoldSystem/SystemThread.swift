@@ -3,7 +3,9 @@ import Glibc
 /// A detached POSIX thread running one closure: every thread of the daemon
 /// and the terminal client (the service thread, the committer, the timers,
 /// the terminal's reader...). It names itself for the system first
-/// (`ThreadName`) when given a name; an unnamed one keeps the process's.
+/// (`ThreadName`) when given a name; an unnamed one keeps the name of the
+/// thread that started it (the kernel copies it: the main thread's is the
+/// program's).
 ///
 /// `stackSize`: bytes of stack, else pthread's default (RLIMIT_STACK's
 /// soft limit, 8 MiB as Debian ships it).
