@@ -9,8 +9,9 @@ APT_PACKAGES = libwebsockets-dev libsqlite3-dev libssl-dev libpq-dev pkg-config
 # are tested with node's built-in runner (no npm packages).
 TEST_PACKAGES = postgresql tmux chromium chromium-driver fonts-wqy-microhei python3-venv openssl nodejs strace
 RELEASE = .build/release
-# The package's executables: the Swift runtime and Foundation linked in, so
-# that they need only Debian's libraries; full RELRO (lintian's hardening check).
+# The package's executables: the Swift runtime, FoundationEssentials and
+# Dispatch linked in (no full Foundation, so no ICU), so that they need only
+# Debian's libraries; full RELRO (lintian's hardening check).
 STATIC = .build/static
 STATIC_FLAGS = -c release --static-swift-stdlib --build-path $(STATIC) -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now $(STATIC_LD)
 # From Debian 13 on, binutils' ld (2.44) drops the RELRO segment from a

@@ -1,7 +1,9 @@
 import CSQLite
 import FoldCore
 import FoldSystem
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 
 /// `foldsyncd backup` and `restore` for the SQLite engine.
 ///
@@ -77,7 +79,11 @@ public enum SQLiteBackup {
             if fm.fileExists(atPath: db) {
                 let kept = db + ".before-restore"
                 try? fm.removeItem(atPath: kept)
-                do { try fm.moveItem(atPath: db, toPath: kept) } catch { throw StoreError("cannot move \(db) aside: \(error.localizedDescription)") }
+                do throws(SystemError) {
+                    try systemCall("rename \(db) to \(kept)") { rename(db, kept) }
+                } catch {
+                    throw StoreError("cannot move \(db) aside: \(error)")
+                }
                 report.previous = kept
             }
             try durablyRename(staging, to: db)
@@ -123,11 +129,12 @@ public enum SQLiteBackup {
     }
 
     static func fileSize(_ path: String) -> Int {
-        ((try? FileManager.default.attributesOfItem(atPath: path)[.size]) as? Int) ?? 0
+        var info = stat()
+        return stat(path, &info) == 0 ? Int(info.st_size) : 0
     }
 
     /// A SQL string literal.
-    static func quoted(_ s: String) -> String { "'" + s.replacingOccurrences(of: "'", with: "''") + "'" }
+    static func quoted(_ s: String) -> String { "'" + s.replacing("'", with: "''") + "'" }
 
     /// fsync the file, rename it over `target`, fsync the directory: the
     /// new file is there whole after a crash, or the old one is.
@@ -140,7 +147,7 @@ public enum SQLiteBackup {
         } catch {
             throw StoreError("cannot put the copy in place: \(error)")
         }
-        let dir = (target as NSString).deletingLastPathComponent
+        let dir = parentDirectory(of: target)
         let dfd = open(dir.isEmpty ? "." : dir, O_RDONLY)
         if dfd >= 0 { _ = fsync(dfd); close(dfd) }
     }

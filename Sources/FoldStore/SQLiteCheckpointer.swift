@@ -2,7 +2,6 @@ import FoldSystem
 import CSQLite
 import Dispatch
 import FoldCore
-import Foundation
 
 /// Moves WAL checkpoints off the commit path.
 ///
@@ -46,12 +45,7 @@ final class SQLiteCheckpointer: Service, @unchecked Sendable {
 
     func start() {
         started = true
-        let thread = Thread { [self] in
-            ThreadName.set(name)
-            run()
-        }
-        thread.name = name
-        thread.start()
+        SystemThread.start(name: name) { [self] in run() }
     }
 
     /// Ends the thread (after a checkpoint in progress) and waits for it until `deadline`.

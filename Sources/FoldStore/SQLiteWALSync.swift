@@ -1,6 +1,5 @@
 import FoldCore
 import FoldSystem
-import Foundation
 import Glibc
 
 /// The WAL's `fdatasync`, apart from the commit that wrote it.
@@ -36,7 +35,7 @@ final class SQLiteWALSync: Sendable {
         } catch {
             throw StoreError("cannot open \(wal) to sync it: \(error)")
         }
-        let parent = (wal as NSString).deletingLastPathComponent
+        let parent = parentDirectory(of: wal)
         let dir = open(parent.isEmpty ? "." : parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if dir >= 0 {
             _ = fsync(dir)

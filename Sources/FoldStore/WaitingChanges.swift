@@ -1,6 +1,5 @@
 import FoldCore
 import FoldSystem
-import Foundation
 
 /// The changes waiting in the journal (`LogPlacement`), as committed, for the
 /// history reader on its own thread: they are read from here, the rest from

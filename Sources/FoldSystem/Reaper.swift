@@ -1,4 +1,4 @@
-import Foundation
+import Dispatch
 import Glibc
 
 /// Lets go of values on a thread of the lowest priority (nice 19), so that
@@ -19,15 +19,12 @@ public final class Reaper: Service, Sendable {
     public init(name: String) { self.name = name }
 
     public func start() {
-        let thread = Thread { [self] in
-            ThreadName.set(name)
+        SystemThread.start(name: name) { [self] in
             // On Linux a nice value belongs to a thread: `who` 0 is this thread alone.
             _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 19)
             run()
             done.signal()
         }
-        thread.name = name
-        thread.start()
     }
 
     /// Any thread: `value` is released on the reaper's thread (or, once it

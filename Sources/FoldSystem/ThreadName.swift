@@ -1,9 +1,8 @@
-import Foundation
+import Glibc
 
 /// Names the calling thread for the system (`top -H`, /proc/PID/task/TID/comm):
-/// Foundation's `Thread.name` is not passed on to the kernel on Linux. The
-/// kernel keeps 15 bytes; a longer name is cut to them. Written through
-/// /proc/thread-self/comm (`pthread_setname_np` is a GNU extension Swift's
+/// every `SystemThread` given a name calls it first. The kernel keeps 15
+/// bytes; a longer name is cut to them. Written through /proc/thread-self/comm (`pthread_setname_np` is a GNU extension Swift's
 /// Glibc module does not offer); a failure only leaves the name as it was.
 public enum ThreadName {
     public static func set(_ name: String) {

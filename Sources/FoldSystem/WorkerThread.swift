@@ -1,4 +1,5 @@
-import Foundation
+import Dispatch
+import Glibc
 
 /// A thread of its own that runs jobs in the order they were handed over:
 /// the committer's, its sync thread's and the reader's (each a `Service`
@@ -16,8 +17,7 @@ public final class WorkerThread<Job: Sendable>: Sendable {
     /// seconds pass without a job. `nice`: the thread's own nice value
     /// (0, as the process, when nil).
     public func start(idleEvery: Double? = nil, nice: Int32? = nil, idle: @escaping @Sendable () -> Void = {}, _ run: @escaping @Sendable (Job) -> Bool) {
-        let thread = Thread { [self] in
-            ThreadName.set(name)
+        SystemThread.start(name: name) { [self] in
             // On Linux a nice value belongs to a thread: `who` 0 is this thread alone.
             if let nice { _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, nice) }
             while true {
@@ -34,8 +34,6 @@ public final class WorkerThread<Job: Sendable>: Sendable {
             }
             done.signal()
         }
-        thread.name = name
-        thread.start()
     }
 
     public func enqueue(_ job: Job) {

@@ -60,14 +60,17 @@ func foldsync(_ args: [String], stdin: String? = nil, environment: [String: Stri
     if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
     try? input.fileHandleForWriting.close()
     // Read both pipes while waiting, so a full pipe never blocks the child.
+    // Threads of their own: on the global queue (as wide as the cores) a
+    // run that lasts, read by two blocked workers, would starve the reads
+    // of every other test's runs.
     let group = DispatchGroup()
     let outBox = DataBox(), errBox = DataBox()
     for (pipe, box) in [(out, outBox), (err, errBox)] {
         group.enter()
-        DispatchQueue.global().async {
+        Thread {
             box.set(pipe.fileHandleForReading.readDataToEndOfFile())
             group.leave()
-        }
+        }.start()
     }
     // Wait for the process itself; then for its output (bounded: a process
     // spawned elsewhere at the same moment may hold a copy of the pipe).

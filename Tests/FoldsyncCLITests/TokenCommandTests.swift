@@ -68,4 +68,27 @@ import Testing
         let both = try foldsync(["toggle", "s1", "--url", d.url, "--token", "x", "--token-command", "true"])
         #expect(both.status == 2 && both.stderr.contains("use one"), "\(both.stderr)")
     }
+
+    /// A command still running after `TokenCommand.timeout` (10 s) is
+    /// stopped with what it started (its process group: a child the shell
+    /// left behind, too), and the client says so.
+    @Test func aCommandPastItsTimeIsStoppedWithWhatItStarted() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let pidFile = dir.appendingPathComponent("sleep.pid").path
+        let d = try DaemonProcess()
+        defer { d.shutdown() }
+        let run = try foldsync(["show", "--url", d.url, "--token-command", "sleep 60 & echo $! > \(pidFile); wait"], timeout: 40)
+        #expect(run.stderr.contains("--token-command took longer than 10 s"), "\(run.stderr)")
+        let pid = try #require(Int32(String(contentsOfFile: pidFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
+        // Gone, or a zombie until whoever adopted it reaps it.
+        func running() -> Bool {
+            guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+                  let state = stat.split(separator: ")").last?.split(separator: " ").first else { return false }
+            return state != "Z"
+        }
+        let end = Date().addingTimeInterval(5)
+        while running() && Date() < end { usleep(50_000) }
+        #expect(!running(), "sleep \(pid) still runs")
+    }
 }

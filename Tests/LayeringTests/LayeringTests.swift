@@ -125,6 +125,55 @@ import Testing
         #expect(outside.isEmpty, "\(outside.map { "\($0.target): \($0.line)" })")
     }
 
+    /// Every target's dependencies as Package.swift declares them (by name, C modules included).
+    static func manifestTargets() throws -> [String: [String]] {
+        let manifest = try String(contentsOf: sources.appendingPathComponent("../Package.swift").standardizedFileURL, encoding: .utf8)
+        var targets: [String: [String]] = [:]
+        for kind in [".target(name: \"", ".executableTarget(name: \""] {
+            var rest = manifest[...]
+            while let start = rest.range(of: kind) {
+                let name = String(rest[start.upperBound...].prefix { $0 != "\"" })
+                rest = rest[start.upperBound...]
+                let declaration = rest.prefix { $0 != ")" }
+                var dependencies: [String] = []
+                if let list = declaration.range(of: "dependencies: [") {
+                    dependencies = declaration[list.upperBound...].prefix { $0 != "]" }.split(separator: ",")
+                        .map { $0.trimmingCharacters(in: .whitespacesAndNewlines).trimmingCharacters(in: CharacterSet(charactersIn: "\"")) }
+                }
+                targets[name] = dependencies
+            }
+        }
+        return targets
+    }
+
+    /// The targets an executable is built from: itself and every dependency, transitively.
+    static func linked(into executable: String, _ targets: [String: [String]]) -> Set<String> {
+        var seen: Set<String> = []
+        var next = [executable]
+        while let t = next.popLast() {
+            guard seen.insert(t).inserted else { continue }
+            next += targets[t] ?? []
+        }
+        return seen
+    }
+
+    /// The Debian package's executables link FoundationEssentials at most:
+    /// full Foundation brings FoundationInternationalization and ICU's data
+    /// (34 MB of each static executable's 59 MB). Checked on the imports of
+    /// every target `foldsyncd` and `foldsync` are built from, as the
+    /// manifest has them; FoldSyncKit, FoldSyncClient and the benchmark may.
+    @Test func theExecutablesImportNoFullFoundation() throws {
+        let targets = try Self.manifestTargets()
+        let daemon = Self.linked(into: "foldsyncd", targets), client = Self.linked(into: "foldsync", targets)
+        // A manifest that was misread would leave nothing to check.
+        #expect(daemon.isSuperset(of: ["foldsyncd", "FoldDaemon", "FoldStore", "FoldPostgres", "FoldTransport", "FoldSystem", "FoldCore", "FoldHub"]), "\(daemon)")
+        #expect(client.isSuperset(of: ["foldsync", "FoldClient", "FoldSession", "FoldTransport", "FoldSystem", "FoldCore"]), "\(client)")
+        #expect(!daemon.union(client).contains("FoldSyncKit") && !daemon.union(client).contains("FoldSyncClient"))
+        let full: Set<String> = ["Foundation", "FoundationNetworking", "FoundationXML", "FoundationInternationalization", "_FoundationICU"]
+        let found = try Self.imports().filter { daemon.union(client).contains($0.target) && full.contains($0.module) }
+        #expect(found.isEmpty, "\(found.map { "\($0.target): \($0.line)" })")
+    }
+
     @Test(arguments: [("CSQLite", "FoldStore"), ("CCrypto", "FoldCrypto"), ("CLibWebSockets", "FoldTransport"),
                       ("CLibPQ", "FoldPostgres")])
     func oneImporterPerCLibrary(module: String, owner: String) throws {

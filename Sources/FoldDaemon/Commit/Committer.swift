@@ -1,7 +1,8 @@
 import FoldSystem
 import FoldCore
 import FoldTransport
-import Foundation
+import Dispatch
+import FoundationEssentials
 import FoldHub
 
 /// The one thread that writes the store after start-up, so the event loop

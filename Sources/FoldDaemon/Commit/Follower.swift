@@ -3,7 +3,9 @@ import FoldCore
 import FoldHub
 import FoldPostgres
 import FoldTransport
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 
 /// The thread that follows a shared PostgreSQL store: it wakes on NOTIFY (or
 /// every `waitMs` regardless, since notifications can be lost), reads what
@@ -44,12 +46,7 @@ final class Follower: Service, Sendable {
     let name = "foldsync-follower"
 
     func start() {
-        let thread = Thread { [self] in
-            ThreadName.set(name)
-            loop()
-        }
-        thread.name = name
-        thread.start()
+        SystemThread.start(name: name) { [self] in loop() }
     }
 
     /// Any thread: read this board again (the hub's `catchUp`).

@@ -2,7 +2,8 @@ import FoldSystem
 import FoldCore
 import FoldHub
 import FoldTransport
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The thread that answers history and revert reads, on a store connection
 /// of its own: a client paging through large histories never delays a

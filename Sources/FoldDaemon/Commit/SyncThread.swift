@@ -1,7 +1,7 @@
 import FoldCore
 import FoldHub
 import FoldSystem
-import Foundation
+import Dispatch
 
 /// `foldsync-sync`, for a store that syncs apart (SQLite's WAL): syncs what
 /// the committer wrote and reports each batch `committed`, and reports every

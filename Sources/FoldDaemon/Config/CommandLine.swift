@@ -1,5 +1,5 @@
 import FoldConfig
-import Foundation
+import FoundationEssentials
 import FoldCore
 import FoldHub
 
@@ -127,7 +127,8 @@ extension DaemonCommand {
         lines.append(contentsOf: wrap(sourcesText, first: "", indent: 0, width: 72))
         lines.append("")
         func row(_ flag: String, _ help: String) {
-            lines.append(flag.padding(toLength: max(34, flag.count + 2), withPad: " ", startingAt: 0) + help)
+            // The help starts at column 34, or two spaces after a longer flag.
+            lines.append(flag + String(repeating: " ", count: max(34 - flag.count, 2)) + help)
         }
         for o in OptionTable.options { row("  --\(o.key) \(o.value)", optionHelp(o)) }
         for f in commandFlags { row("  \(f.flag)" + (f.value.isEmpty ? "" : " \(f.value)"), f.help) }

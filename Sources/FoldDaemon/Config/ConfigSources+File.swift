@@ -1,6 +1,6 @@
 import FoldConfig
 import FoldHub
-import Foundation
+import FoundationEssentials
 
 extension ConfigSources {
     /// Reads the file (the one piece of I/O), then builds the configuration.

@@ -2,7 +2,8 @@ import FoldConfig
 import FoldCore
 import FoldCrypto
 import FoldHub
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Reads the `jwt-key` files into the hub's `JWTSettings`: at start, and on
 /// every SIGHUP on the signal thread (never the event loop), so a rotated
@@ -48,10 +49,9 @@ enum JWTKeyFiles {
     }
 
     static func read(_ path: String) throws(ConfigError) -> [UInt8] {
-        guard let attrs = try? FileManager.default.attributesOfItem(atPath: path), let size = attrs[.size] as? Int else {
-            throw ConfigError(description: "jwt-key: cannot read \(path)")
-        }
-        guard size <= maxFileBytes else { throw ConfigError(description: "jwt-key: \(path) is larger than \(maxFileBytes) bytes") }
+        var info = stat()
+        guard stat(path, &info) == 0 else { throw ConfigError(description: "jwt-key: cannot read \(path)") }
+        guard Int(info.st_size) <= maxFileBytes else { throw ConfigError(description: "jwt-key: \(path) is larger than \(maxFileBytes) bytes") }
         guard let data = FileManager.default.contents(atPath: path) else { throw ConfigError(description: "jwt-key: cannot read \(path)") }
         return [UInt8](data)
     }

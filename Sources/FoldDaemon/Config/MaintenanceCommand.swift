@@ -1,5 +1,5 @@
 import FoldConfig
-import Foundation
+import FoundationEssentials
 import FoldCore
 import FoldHub
 

@@ -2,7 +2,7 @@ import FoldConfig
 import FoldCore
 import FoldHub
 import FoldTransport
-import Foundation
+import Dispatch
 
 /// The hub's hands: turns the transport's callbacks (and the mailbox) into
 /// hub inputs stamped with the time, and carries out the effects the hub

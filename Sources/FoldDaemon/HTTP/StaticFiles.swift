@@ -1,6 +1,7 @@
 import FoldCore
 import FoldTransport
-import Foundation
+import FoundationEssentials
+import Glibc
 import FoldHub
 
 /// The dashboard's files, read from the web root and kept in memory with an

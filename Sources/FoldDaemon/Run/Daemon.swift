@@ -4,7 +4,6 @@ import FoldCore
 import FoldCrypto
 import FoldStore
 import FoldTransport
-import Foundation
 import FoldHub
 
 /// The daemon's life: parse, open the store, serve on the lws thread, stop on
@@ -15,7 +14,7 @@ public enum Daemon {
         do {
             command = try DaemonCommand.parse(arguments, environment: environment)
         } catch {
-            FileHandle.standardError.write(Data("foldsyncd: \(error.description)\n".utf8))
+            StandardError.write("foldsyncd: \(error.description)\n")
             return 2
         }
         switch command {
@@ -27,7 +26,7 @@ public enum Daemon {
             return 0
         case .hashToken:
             guard let line = readLine(strippingNewline: true), !line.isEmpty else {
-                FileHandle.standardError.write(Data("foldsyncd: hash-token expects the secret on stdin\n".utf8))
+                StandardError.write("foldsyncd: hash-token expects the secret on stdin\n")
                 return 2
             }
             print(OpenSSLDigest().hex(Array(line.utf8)))
@@ -40,7 +39,7 @@ public enum Daemon {
             if resolved.isEmpty {
                 do throws(ConfigError) { _ = try JWTKeyFiles.load(checked) } catch { problems.append(error.description) }
             }
-            for p in problems { FileHandle.standardError.write(Data("foldsyncd: \(p)\n".utf8)) }
+            for p in problems { StandardError.write("foldsyncd: \(p)\n") }
             if problems.isEmpty { print("configuration ok\(sources.file.map { " (\($0))" } ?? "")") }
             // A note only: checking a running daemon's configuration is what this is for.
             if checked.store.isEmpty, let pid = SQLiteStoreHold.holder(of: StoreOpener.sqlitePath(checked.db)) {

@@ -1,7 +1,7 @@
 import FoldCore
 import FoldSystem
 import FoldTransport
-import Foundation
+import Dispatch
 
 /// `foldsync-lws`, the service thread. It creates the server and the hub's
 /// driver on itself, because lws' contract is that the thread that serves a
@@ -41,13 +41,7 @@ final class EventLoopService: Service, Sendable {
 
     /// Returns once the server listens, or throws why it cannot.
     func start() throws(TransportError) {
-        let thread = Thread { [self] in
-            ThreadName.set(name)
-            serve()
-        }
-        thread.name = name
-        thread.stackSize = 8 << 20
-        thread.start()
+        SystemThread.start(name: name, stackSize: 8 << 20) { [self] in serve() }
         started.wait()
         if case .failure(let error)? = outcome.withLock({ $0 }) { throw error }
     }

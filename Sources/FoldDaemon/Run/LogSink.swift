@@ -1,5 +1,5 @@
 import FoldCore
-import Foundation
+import Glibc
 
 /// Where the daemon's log lines go: stderr, one line per event. Under
 /// systemd (`$JOURNAL_STREAM` set) each line starts with its syslog priority
@@ -12,7 +12,7 @@ enum LogSink {
             let line = journal
                 ? "<\(level.syslogPriority)>\(level.name) \(text)\n"
                 : "\(timestamp()) \(level.name) \(text)\n"
-            FileHandle.standardError.write(Data(line.utf8))
+            StandardError.write(line)
         }
     }
 

@@ -2,7 +2,6 @@ import FoldConfig
 import FoldCore
 import FoldHub
 import FoldStore
-import Foundation
 
 /// Runs `backup` and `restore`; returns the exit status (0 done, 1 failed,
 /// 2 refused: a newer schema, a store a running daemon holds (restore), or
@@ -10,7 +9,7 @@ import Foundation
 enum Maintenance {
     static func run(_ c: MaintenanceCommand) -> Int32 {
         func fail(_ message: String, _ status: Int32 = 1) -> Int32 {
-            FileHandle.standardError.write(Data("foldsyncd: \(message)\n".utf8))
+            StandardError.write("foldsyncd: \(message)\n")
             return status
         }
         if !c.store.isEmpty {

@@ -1,7 +1,8 @@
 import FoldConfig
 import FoldCore
 import FoldSystem
-import Foundation
+import Dispatch
+import Glibc
 
 /// The signal handlers, Dispatch sources on a global queue: SIGTERM and
 /// SIGINT stop the daemon, SIGHUP re-reads the configuration (the driver

@@ -1,7 +1,7 @@
 import FoldConfig
 import FoldCore
 import FoldHub
-import Foundation
+import FoundationEssentials
 
 /// `foldsyncd migrate-store FROM TO`: every board of one store copied into
 /// another, at the same epoch and rev with every change its log keeps, so
@@ -12,7 +12,7 @@ enum StoreMigration {
     /// Exit status: 0 copied, 1 a store failed, 2 refused (TO holds boards and
     /// `overwrite` is off, or a daemon holds TO).
     static func run(from: String, to: String, overwrite: Bool) -> Int32 {
-        func say(_ line: String) { FileHandle.standardError.write(Data("foldsyncd: \(line)\n".utf8)) }
+        func say(_ line: String) { StandardError.write("foldsyncd: \(line)\n") }
         let source: any BoardStore, target: any BoardStore
         do throws(StoreOpener.Failure) {
             source = try StoreOpener.open(from, timeoutMs: 5_000, mustExist: true)

@@ -1,5 +1,4 @@
 import FoldSystem
-import Foundation
 import Dispatch
 
 /// Timers for the service thread that do not depend on the event library.
@@ -69,13 +68,10 @@ public final class TimerClock: Service, Sendable {
     public init(waker: Waker) { self.waker = waker }
 
     public func start() {
-        let t = Thread { [self] in
-            ThreadName.set(name)
+        SystemThread.start(name: name) { [self] in
             loop()
             done.signal()
         }
-        t.name = name
-        t.start()
     }
 
     public func stop(deadline: ContinuousClock.Instant) -> Bool {

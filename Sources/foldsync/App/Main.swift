@@ -1,7 +1,9 @@
 import FoldClient
 import FoldCore
 import FoldTransport
-import Foundation
+import FoldSystem
+import FoundationEssentials
+import Glibc
 
 /// The whole program, as a function of the command line: parse, pick the
 /// driver (a one-shot command, watch or the live view), run the lws loop on
@@ -90,20 +92,30 @@ enum Main {
 
     /// The board document of `load`: from a file, or stdin for `-`.
     static func readDocument(_ path: String) -> Result<Board, UsageError> {
-        let data: Data?
+        let bytes: [UInt8]?
         if path == "-" {
-            data = FileHandle.standardInput.readDataToEndOfFile()
+            bytes = readToEnd(0)
         } else {
-            data = FileManager.default.contents(atPath: path)
+            bytes = FileManager.default.contents(atPath: path).map { [UInt8]($0) }
         }
-        guard let data else { return .failure(UsageError("cannot read \(path)")) }
+        guard let bytes else { return .failure(UsageError("cannot read \(path)")) }
         do {
-            let json = try JSONParser.parse(Array(data))
+            let json = try JSONParser.parse(bytes)
             return .success(try Board(json: json, limits: .defaults))
         } catch let e as JSONError {
             return .failure(UsageError("\(path): not JSON: \(e)"))
         } catch {
             return .failure(UsageError("\(path): not a board document: \(error)"))
         }
+    }
+
+    /// Everything `fd` holds until end of file; what came before a read error.
+    static func readToEnd(_ fd: Int32) -> [UInt8] {
+        var out: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while let n = try? systemCall("read", { read(fd, &buffer, buffer.count) }), n > 0 {
+            out += buffer[0..<n]
+        }
+        return out
     }
 }

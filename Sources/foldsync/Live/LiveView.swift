@@ -3,7 +3,7 @@ import FoldCore
 import FoldSession
 import FoldSystem
 import FoldTransport
-import Foundation
+import Glibc
 
 /// The live view: the terminal, the session and the pure `LiveModel` wired
 /// together. An action typed goes to the session's outbox and shows at
@@ -66,7 +66,7 @@ final class LiveView: SessionHandler {
     /// Reads the terminal on its own thread; the bytes go through the inbox.
     private func startReader() {
         let inbox = session.inbox
-        let thread = Thread { @Sendable in
+        SystemThread.start { @Sendable in
             var buffer = [UInt8](repeating: 0, count: 1024)
             while true {
                 let n = (try? systemCall("read") { read(0, &buffer, buffer.count) }) ?? 0
@@ -77,7 +77,6 @@ final class LiveView: SessionHandler {
                 inbox.post(.input(Array(buffer[0..<n])))
             }
         }
-        thread.start()
     }
 
     /// Four times a second: countdowns and status messages that expire.
