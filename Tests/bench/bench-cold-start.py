@@ -14,7 +14,20 @@ import argparse, concurrent.futures, http.client, json, os, signal, socket, stat
 
 
 def start(binary, db, extra=()):
-    """Starts the daemon; returns (process, port, seconds to READY=1, RSS in KiB at READY=1)."""
+    """Starts the daemon; returns (process, port, seconds to READY=1, RSS in KiB at READY=1).
+    A start that fails leaves no daemon behind."""
+    started = []
+    try:
+        return _start(binary, db, extra, started)
+    except BaseException:
+        for p in started:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+        raise
+
+
+def _start(binary, db, extra, started):
     notify_dir = tempfile.mkdtemp(prefix="fs-notify-")
     path = os.path.join(notify_dir, "notify")
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
@@ -25,6 +38,7 @@ def start(binary, db, extra=()):
     p = subprocess.Popen([binary, "--listen", "127.0.0.1:0", "--db", db, "--max-boards", "100000",
                           "--max-actions-per-second", "1000000", "--action-burst", "1000000", *extra],
                          env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    started.append(p)
     ready = None
     deadline = t0 + 300
     while ready is None and time.monotonic() < deadline:
