@@ -5,14 +5,14 @@ import FoldCore
 /// written by a newer release is refused rather than misread.
 enum SQLiteSchema {
     /// The version this binary writes and understands.
-    static let version = 6
+    static let version = 7
 
     /// A fresh store, at `version`.
     static let create = """
         CREATE TABLE boards(
             name TEXT PRIMARY KEY, epoch TEXT NOT NULL, rev INTEGER NOT NULL, state BLOB NOT NULL);
         \(log)
-        \(keys)
+        \(keyPacks)
         CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
         INSERT INTO meta(key, value) VALUES('schema', '\(version)');
         """
@@ -27,14 +27,15 @@ enum SQLiteSchema {
         CREATE TABLE journal(seq INTEGER PRIMARY KEY, runs BLOB NOT NULL);
         """
 
-    /// Accepted actions' keys (`StoredKey`) in the order written: a rowid
-    /// table with no index, so a commit's keys go together at its end (a
-    /// table clustered by board put each board's on a page of its own: as
-    /// many pages to the WAL as boards in the commit). Rows are deleted by
-    /// rowid (`KeyQueues`); a key is looked up only in memory, loaded at start.
-    static let keys = """
-        CREATE TABLE keys(
-            board TEXT NOT NULL, key TEXT NOT NULL, rev INTEGER NOT NULL, fingerprint INTEGER NOT NULL, at INTEGER NOT NULL);
+    /// Accepted actions' keys (`StoredKey`), a row a board a commit
+    /// (`KeyPack`), in the order written: a rowid table with no index, so a
+    /// commit's packs go together at its end (a table clustered by board put
+    /// each board's on a page of its own: as many pages to the WAL as boards
+    /// in the commit). Rows are deleted by rowid once every key in them is
+    /// forgotten (`KeyQueues`); a key is looked up only in memory, loaded at
+    /// start. `count`: the keys the pack was written with.
+    static let keyPacks = """
+        CREATE TABLE key_packs(board TEXT NOT NULL, at INTEGER NOT NULL, count INTEGER NOT NULL, keys BLOB NOT NULL);
         """
 
     /// Version 5 filed keys by (board, rev, key); now in the order written.
@@ -69,7 +70,41 @@ enum SQLiteSchema {
             UPDATE meta SET value = '5' WHERE key = 'schema';
             """,
         5: keysByRowid + "UPDATE meta SET value = '6' WHERE key = 'schema';",
+        // The keys move into packs (`packsFromRows`, after this).
+        6: keyPacks + "UPDATE meta SET value = '7' WHERE key = 'schema';",
     ]
+
+    /// Upgrade step 6's second half: the rows of `keys`, in the order
+    /// written, into packs of a board's consecutive rows of one commit time;
+    /// then the table goes.
+    static func packsFromRows(_ db: SQLiteDatabase) throws(StoreError) {
+        let rows = try db.prepare("SELECT board, key, rev, fingerprint, at FROM keys ORDER BY rowid")
+        let insert = try db.prepare("INSERT INTO key_packs(board, at, count, keys) VALUES(?1, ?2, ?3, ?4)")
+        var board = "", at = 0, count = 0
+        var pack: [UInt8] = []
+        func flush() throws(StoreError) {
+            guard !pack.isEmpty else { return }
+            insert.reset()
+            try insert.bind(1, board)
+            try insert.bind(2, at)
+            try insert.bind(3, count)
+            try insert.run(binding: pack, at: 4)
+            pack.removeAll(keepingCapacity: true)
+            count = 0
+        }
+        while try rows.step() {
+            if rows.text(0) != board || rows.int(4) != at {
+                try flush()
+                board = rows.text(0)
+                at = rows.int(4)
+            }
+            KeyPack.append(PackedKey(rows.text(1)), rev: rows.int(2), fingerprint: Int64(rows.int(3)), to: &pack)
+            count += 1
+        }
+        try flush()
+        rows.reset()
+        try db.execute("DROP TABLE keys")
+    }
 
     /// Upgrade step 3's second half: every row of the old `changes` table
     /// into chunks of up to `LogPlacement.flushAt` consecutive changes, then the table goes.
@@ -111,6 +146,7 @@ enum SQLiteSchema {
                 for v in found..<version {
                     try db.execute(upgrades[v]!)
                     if v == 3 { try runsFromRows(db) }
+                    if v == 6 { try packsFromRows(db) }
                 }
             }
             try db.execute("PRAGMA user_version = \(version)")

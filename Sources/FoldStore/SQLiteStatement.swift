@@ -27,6 +27,12 @@ final class SQLiteStatement {
         try database.check(sqlite3_bind_text(stmt, i, text, -1, fs_sqlite_transient()), "bind text \(i)")
     }
 
+    /// A key's bytes as text, copied by SQLite (the key is a value, gone after the call).
+    func bind(_ i: Int32, _ key: PackedKey) throws(StoreError) {
+        let rc = key.withBytes { sqlite3_bind_text(stmt, i, $0.baseAddress?.assumingMemoryBound(to: CChar.self), Int32($0.count), fs_sqlite_transient()) }
+        try database.check(rc, "bind text \(i)")
+    }
+
     func bind(_ i: Int32, _ value: Int) throws(StoreError) {
         try database.check(sqlite3_bind_int64(stmt, i, Int64(value)), "bind integer \(i)")
     }

@@ -249,47 +249,70 @@ public final class SQLiteStore: BoardStore, @unchecked Sendable {
         }
     }
 
-    /// The batch's keys, the ones the hub forgot, and the keys of a board
-    /// past both bounds (older than `keyKeepMs` and below its last
-    /// `historyLimit` revs), every 64 revs. Each delete goes by rowid.
+    /// The batch's keys, a pack (`KeyPack`) a board; the packs the keys the
+    /// hub forgot emptied; and every 64 revs the packs of a board's keys past
+    /// both bounds (older than `keyKeepMs` and below its last `historyLimit`
+    /// revs). Each delete goes by rowid.
     private func writeKeys(_ batch: CommitBatch, _ sql: SQLiteStatements) throws(StoreError) {
         if keyRows == nil { _ = try readKeys(sql) }
         for k in batch.forgottenKeys {
-            if let rowid = keyRows!.forget(board: k.board, key: k.key) { try deleteKey(rowid, sql) }
+            if let pack = keyRows!.forget(board: k.board, key: k.packed) { try deletePack(pack, sql) }
+        }
+        let keys = batch.keys
+        guard !keys.isEmpty else { return }
+        // The boards in the order their first key came, each with its keys' places.
+        var places: [[Int]] = []
+        var group: [String: Int] = [:]
+        var last = ""
+        var lastGroup = -1
+        for (i, k) in keys.enumerated() {
+            if lastGroup < 0 || k.board != last {
+                last = k.board
+                if let g = group[k.board] {
+                    lastGroup = g
+                } else {
+                    lastGroup = places.count
+                    group[k.board] = lastGroup
+                    places.append([])
+                }
+            }
+            places[lastGroup].append(i)
         }
         var newest: [String: Int] = [:]
-        let keys = batch.keys
-        var i = 0
-        while i < keys.count {
-            // Sixteen rows a statement while there are as many: one step, not sixteen.
-            let n = keys.count - i >= SQLiteStatements.keysPerInsert ? SQLiteStatements.keysPerInsert : 1
-            let s = n == 1 ? sql.insertKey : sql.insertKeys
+        let s = sql.insertPack
+        for indices in places {
+            let board = keys[indices[0]].board
+            let at = keys[indices[0]].at == 0 ? batch.now : keys[indices[0]].at
+            packBuffer.removeAll(keepingCapacity: true)
+            for i in indices { KeyPack.append(keys[i].packed, rev: keys[i].rev, fingerprint: keys[i].fingerprint, to: &packBuffer) }
             s.reset()
-            for j in 0..<n {
-                let k = keys[i + j], p = Int32(j * 5)
-                try s.bind(p + 1, k.board); try s.bind(p + 2, k.key); try s.bind(p + 3, k.rev)
-                try s.bind(p + 4, Int(k.fingerprint)); try s.bind(p + 5, k.at == 0 ? batch.now : k.at)
-            }
-            try s.run()
-            // A rowid table with no other writer numbers a statement's rows one after another.
-            let last = Int(sqlite3_last_insert_rowid(db.handle))
-            for j in 0..<n {
-                let k = keys[i + j]
-                keyRows!.wrote(board: k.board, .init(rowid: last - n + 1 + j, key: k.key, rev: k.rev, at: k.at == 0 ? batch.now : k.at))
+            try s.bind(1, board)
+            try s.bind(2, at)
+            try s.bind(3, indices.count)
+            try s.run(binding: packBuffer, at: 4)
+            let pack = Int(sqlite3_last_insert_rowid(db.handle))
+            var rows: [KeyQueues.Row] = []
+            rows.reserveCapacity(indices.count)
+            for i in indices {
+                let k = keys[i]
+                rows.append(.init(pack: pack, hash: k.packed.hash, rev: k.rev, at: at))
                 // Pruned when a board's keys pass a multiple of 64 revs, not on every commit.
-                if k.rev > 0 && k.rev % 64 == 0 { newest[k.board] = max(newest[k.board] ?? 0, k.rev) }
+                if k.rev > 0 && k.rev % 64 == 0 { newest[board] = max(newest[board] ?? 0, k.rev) }
             }
-            i += n
+            keyRows!.wrote(board: board, rows)
         }
         for (board, rev) in newest {
-            for rowid in keyRows!.prune(board: board, olderThan: batch.now &- batch.keyKeepMs, maxRev: rev - batch.historyLimit) {
-                try deleteKey(rowid, sql)
+            for pack in keyRows!.prune(board: board, olderThan: batch.now &- batch.keyKeepMs, maxRev: rev - batch.historyLimit) {
+                try deletePack(pack, sql)
             }
         }
     }
 
-    private func deleteKey(_ rowid: Int, _ sql: SQLiteStatements) throws(StoreError) {
-        let s = sql.deleteKey
+    /// Where a pack is encoded: kept between commits.
+    private var packBuffer: [UInt8] = []
+
+    private func deletePack(_ rowid: Int, _ sql: SQLiteStatements) throws(StoreError) {
+        let s = sql.deletePack
         s.reset()
         try s.bind(1, rowid)
         try s.run()
@@ -297,8 +320,7 @@ public final class SQLiteStore: BoardStore, @unchecked Sendable {
 
     private func deleteKeys(of board: String, _ sql: SQLiteStatements) throws(StoreError) {
         if keyRows == nil { _ = try readKeys(sql) }
-        for rowid in keyRows!.prune(board: board, olderThan: .max, maxRev: .max) { try deleteKey(rowid, sql) }
-        keyRows!.drop(board: board)
+        for pack in keyRows!.drop(board: board) { try deletePack(pack, sql) }
     }
 
     /// Every kept key, each board's in the order written (oldest first).
@@ -307,15 +329,16 @@ public final class SQLiteStore: BoardStore, @unchecked Sendable {
     }
 
     private func readKeys(_ sql: SQLiteStatements) throws(StoreError) -> [StoredKey] {
-        let s = sql.selectKeys
+        let s = sql.selectPacks
         s.reset()
         defer { s.reset() }
         var rows = KeyQueues()
         var out: [StoredKey] = []
         while try s.step() {
-            let k = StoredKey(board: s.text(1), key: s.text(2), rev: s.int(3), fingerprint: Int64(s.int(4)), at: s.int(5))
-            rows.wrote(board: k.board, .init(rowid: s.int(0), key: k.key, rev: k.rev, at: k.at))
-            out.append(k)
+            let pack = s.int(0), board = s.text(1), at = s.int(2)
+            guard let entries = KeyPack.decode(s.blob(3)) else { throw StoreError("key pack \(pack) of board '\(board)' is unreadable") }
+            rows.wrote(board: board, entries.map { .init(pack: pack, hash: $0.key.hash, rev: $0.rev, at: at) })
+            for e in entries { out.append(StoredKey(board: board, packed: e.key, rev: e.rev, fingerprint: e.fingerprint, at: at)) }
         }
         keyRows = rows
         // Stable: a board's keys stay in the order written.
@@ -400,8 +423,7 @@ public final class SQLiteStore: BoardStore, @unchecked Sendable {
 /// (a connection with live statements cannot close).
 final class SQLiteStatements {
     let upsertBoard, deleteBoard, deleteChunks, deleteChunk, chunksFrom, insertJournal, dropJournal: SQLiteStatement
-    let insertKey, insertKeys, deleteKey, selectKeys: SQLiteStatement
-    static let keysPerInsert = 16
+    let insertPack, deletePack, selectPacks: SQLiteStatement
     let chunks: SQLiteChunkWriter
     let selectBoards: SQLiteStatement
     let history: SQLiteHistoryStatements
@@ -425,11 +447,9 @@ final class SQLiteStatements {
         dropJournal = try db.prepare("DELETE FROM journal WHERE seq < ?1")
         selectBoards = try db.prepare("SELECT name, epoch, rev, state FROM boards ORDER BY name")
         // A key is written once; a repeat of a key is answered by the hub and never reaches the store.
-        insertKey = try db.prepare("INSERT INTO keys(board, key, rev, fingerprint, at) VALUES(?, ?, ?, ?, ?)")
-        insertKeys = try db.prepare("INSERT INTO keys(board, key, rev, fingerprint, at) VALUES"
-            + Array(repeating: "(?, ?, ?, ?, ?)", count: Self.keysPerInsert).joined(separator: ", "))
-        deleteKey = try db.prepare("DELETE FROM keys WHERE rowid = ?1")
-        selectKeys = try db.prepare("SELECT rowid, board, key, rev, fingerprint, at FROM keys ORDER BY rowid")
+        insertPack = try db.prepare("INSERT INTO key_packs(board, at, count, keys) VALUES(?1, ?2, ?3, ?4)")
+        deletePack = try db.prepare("DELETE FROM key_packs WHERE rowid = ?1")
+        selectPacks = try db.prepare("SELECT rowid, board, at, keys FROM key_packs ORDER BY rowid")
         history = try SQLiteHistoryStatements(db, staged: staged)
     }
 }

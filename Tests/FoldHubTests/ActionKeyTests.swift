@@ -183,12 +183,28 @@ import Testing
 @Suite struct KeptKeysTests {
     @Test func forgetsTheOldestPastTheCap() {
         var k = KeptKeys()
-        var forgotten: [(key: String, rev: Int)] = []
+        var forgotten: [(key: PackedKey, rev: Int)] = []
         for i in 0..<200 { forgotten += k.remember("k\(i)", .init(rev: i, fingerprint: 7), cap: 50) }
         #expect(k.count == 50)
-        #expect(forgotten.map(\.key) == (0..<150).map { "k\($0)" } && forgotten.map(\.rev) == Array(0..<150))
+        #expect(forgotten.map(\.key.string) == (0..<150).map { "k\($0)" } && forgotten.map(\.rev) == Array(0..<150))
         #expect(k.find("k149") == nil && k.find("k150")?.rev == 150)
         #expect(k.remember("k199", .init(rev: 1, fingerprint: 1), cap: 50).isEmpty)
         #expect(k.find("k199")?.rev == 199, "a key keeps its first answer")
+    }
+
+    /// Thousands of keys through a small cap, in bursts: the order's
+    /// compaction and the table's growth keep every kept key findable and
+    /// forget exactly the oldest.
+    @Test func aLongRunForgetsExactlyTheOldest() {
+        var k = KeptKeys()
+        var forgotten: [String] = []
+        for i in 0..<5_000 {
+            let cap = i < 2_500 ? 300 : 100
+            forgotten += k.remember("run-\(i)", .init(rev: i, fingerprint: Int64(i)), cap: cap).map(\.key.string)
+        }
+        #expect(k.count == 100)
+        #expect(forgotten == (0..<4_900).map { "run-\($0)" })
+        #expect((4_900..<5_000).allSatisfy { k.find("run-\($0)")?.fingerprint == Int64($0) })
+        #expect(k.find("run-4899") == nil)
     }
 }

@@ -21,6 +21,13 @@ public enum ActionKey {
     /// (its type and fields; not `id`, `ifRev` or the key).
     public static func fingerprint(_ action: Action) -> Int64 {
         var out: [UInt8] = []
+        return fingerprint(action, scratch: &out)
+    }
+
+    /// The same, encoding into `scratch` (emptied first; its storage kept
+    /// for the next call, so a keyed action costs no allocation here).
+    public static func fingerprint(_ action: Action, scratch out: inout [UInt8]) -> Int64 {
+        out.removeAll(keepingCapacity: true)
         out.reserveCapacity(128)
         if !appendFlat(action, to: &out) {
             var o: JSONObject = ["type": .string(action.name)]

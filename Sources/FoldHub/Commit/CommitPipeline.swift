@@ -47,7 +47,7 @@ struct CommitPipeline {
     var newestUnsynced: UInt64? { inFlight?.id ?? syncing.last?.id }
     var oldestUnsynced: UInt64? { syncing.first?.id ?? inFlight?.id }
     /// The entry that carries `key` on `board`, in any batch or waiting for one.
-    func entry(keyed key: HashedKey, on board: String) -> PendingEntry? { keyed.find(key) { $0.board == board } }
+    func entry(keyed key: PackedKey, on board: String) -> PendingEntry? { keyed.find(key.hash) { $0.board == board && $0.key == key } }
     /// The keyed entries of `pending`, `inFlight` and `syncing`: a repeat
     /// looks its key up here, not through every entry waiting. A key stands
     /// once per board.
@@ -55,7 +55,7 @@ struct CommitPipeline {
 
     private mutating func unindex(_ entries: [PendingEntry]) {
         guard keyed.count > 0 else { return }
-        for e in entries { if let key = e.key { keyed.remove(key) { $0 === e } } }
+        for e in entries { if let key = e.key { keyed.remove(key.hash) { $0 === e } } }
     }
 
     /// Whether `board` has an action in any batch or waiting for one.
@@ -70,7 +70,7 @@ struct CommitPipeline {
     /// seal now (nothing is being written and no regrouping holds it).
     mutating func enqueue(_ entry: PendingEntry) -> Bool {
         pending.append(entry)
-        if let key = entry.key { keyed.insert(key, entry) { $0.board == entry.board } }
+        if let key = entry.key { keyed.insert(key.hash, entry) { $0.board == entry.board && $0.key == key } }
         return inFlight == nil && !regrouping
     }
 

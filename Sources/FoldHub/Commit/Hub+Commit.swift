@@ -6,7 +6,7 @@ extension Hub {
         // An action's key is written with its answer: a change's, or a no-op's.
         if case .action(let request, _, _) = currentIntent, let key = currentKey, entry.refusal == nil, !entry.duplicate {
             entry.key = key
-            entry.fingerprint = ActionKey.fingerprint(request.action)
+            entry.fingerprint = ActionKey.fingerprint(request.action, scratch: &fingerprintScratch)
         }
         if pipeline.enqueue(entry) { seal() }
     }
@@ -35,7 +35,8 @@ extension Hub {
         var seen: Set<String> = []
         for e in entries {
             if let key = e.key {
-                sealed.keys.append(StoredKey(board: e.board, key: key.key, rev: e.void ? -1 : e.rev, fingerprint: e.fingerprint))
+                if sealed.keys.isEmpty { sealed.keys.reserveCapacity(entries.count) }
+                sealed.keys.append(StoredKey(board: e.board, packed: key, rev: e.void ? -1 : e.rev, fingerprint: e.fingerprint))
             }
             guard let m = e.mutation else { continue }
             switch m {
@@ -155,8 +156,9 @@ extension Hub {
             }
         }
         if let key = e.key, let b = boards[e.board] {
-            let forgotten = b.keys.remember(key, .init(rev: e.void ? -1 : e.rev, fingerprint: e.fingerprint), cap: settings.retention.actionKeysPerBoard)
-            forgottenKeys += forgotten.map { KeyName(board: e.board, key: $0.key, rev: $0.rev) }
+            for gone in b.keys.remember(key, .init(rev: e.void ? -1 : e.rev, fingerprint: e.fingerprint), cap: settings.retention.actionKeysPerBoard) {
+                forgottenKeys.append(KeyName(board: e.board, packed: gone.key, rev: gone.rev))
+            }
         }
         if let refusal = e.refusal { return answer(e.reply, error: refusal) }
         answer(e.reply, rev: e.rev, board: e.board, duplicate: e.duplicate)

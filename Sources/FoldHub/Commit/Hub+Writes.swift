@@ -40,13 +40,13 @@ extension Hub {
     /// before it; the key with another action is refused. True when answered.
     func answeredByKey(_ request: ActionRequest, on b: BoardState?, reply: Reply) -> Bool {
         guard let hashed = currentKey, let b, let first = keyed(hashed, on: b) else { return false }
-        let key = hashed.key
+        let key = hashed.string
         if first.rev < 0 {
             answer(reply, error: WireError(.expired, "key '\(key)' was settled as never applied on board '\(b.name)'; an action sent with it is refused",
                                            id: request.id, board: b.name))
             return true
         }
-        guard first.fingerprint == ActionKey.fingerprint(request.action) else {
+        guard first.fingerprint == ActionKey.fingerprint(request.action, scratch: &fingerprintScratch) else {
             var e = WireError(.conflict, "key '\(key)' was already used for another action on board '\(b.name)'; a key names one action", id: request.id, board: b.name)
             e.status = 422
             answer(reply, error: e)
@@ -59,7 +59,7 @@ extension Hub {
 
     /// What `key` stands for on `b`: its first answer's rev (-1: void) and
     /// action, committed or still being committed; nil for a key not used.
-    func keyed(_ key: HashedKey, on b: BoardState) -> (rev: Int, fingerprint: Int64)? {
+    func keyed(_ key: PackedKey, on b: BoardState) -> (rev: Int, fingerprint: Int64)? {
         if let kept = b.keys.find(key) { return (kept.rev, kept.fingerprint) }
         if let entry = pipeline.entry(keyed: key, on: b.name) { return (entry.void ? -1 : entry.rev, entry.fingerprint) }
         return nil
@@ -80,7 +80,7 @@ extension Hub {
             return answerJudged(reply, error: WireError(.notFound, "no board '\(name)'", board: name), on: name)
         }
         let expired = WireError(.expired, "key '\(key)' was never applied on board '\(name)'; it is void now: an action sent with it is refused", board: name)
-        if let first = keyed(currentKey ?? HashedKey(key), on: b) {
+        if let first = keyed(currentKey ?? PackedKey(key), on: b) {
             if first.rev < 0 {
                 return enqueue(PendingEntry(mutation: nil, reply: reply, board: name, rev: b.headRev, refusal: expired))
             }
@@ -89,7 +89,7 @@ extension Hub {
         }
         let entry = PendingEntry(mutation: nil, reply: reply, board: name, rev: b.headRev, refusal: expired,
                                  judgedAt: PositionCheck(name: name, epoch: b.headEpoch, rev: b.headRev))
-        entry.key = currentKey ?? HashedKey(key)
+        entry.key = currentKey ?? PackedKey(key)
         entry.void = true
         enqueue(entry)
     }

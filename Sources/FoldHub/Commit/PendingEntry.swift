@@ -47,7 +47,7 @@ final class PendingEntry {
     let record: RecordSource?
     /// The action's key, written with it (set from the intent when the
     /// entry is queued; never on a refusal or a duplicate's answer).
-    var key: HashedKey?
+    var key: PackedKey?
     var fingerprint: Int64 = 0
     /// `settle` found the key unused: it is written void (rev -1), and the answer is `expired`.
     var void = false

@@ -50,8 +50,9 @@ extension Hub {
             let message = ServerMessage.patch(board: name, epoch: epoch, rev: c.rev, ops: c.ops, by: nil)
             b.history.append(message)
             for k in c.keys {
-                forgottenKeys += b.keys.remember(k.key, .init(rev: k.rev, fingerprint: k.fingerprint), cap: settings.retention.actionKeysPerBoard)
-                    .map { KeyName(board: name, key: $0.key, rev: $0.rev) }
+                for gone in b.keys.remember(k.packed, .init(rev: k.rev, fingerprint: k.fingerprint), cap: settings.retention.actionKeysPerBoard) {
+                    forgottenKeys.append(KeyName(board: name, packed: gone.key, rev: gone.rev))
+                }
             }
             metrics.changesApplied += 1
             broadcast(message, on: name)

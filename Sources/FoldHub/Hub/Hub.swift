@@ -35,16 +35,18 @@ public final class Hub {
     var currentIntent: Intent? {
         didSet {
             switch currentIntent {
-            case .action(let request, _, _): currentKey = request.key.map(HashedKey.init)
-            case .settle(_, let key): currentKey = HashedKey(key)
+            case .action(let request, _, _): currentKey = request.key.map(PackedKey.init)
+            case .settle(_, let key): currentKey = PackedKey(key)
             default: currentKey = nil
             }
         }
     }
     /// The key of `currentIntent`, hashed once for every look-up and write of it.
-    private(set) var currentKey: HashedKey?
+    private(set) var currentKey: PackedKey?
     /// Keys the boards forgot (past `actionKeysPerBoard`), for the next batch to delete.
     var forgottenKeys: [KeyName] = []
+    /// Where `ActionKey.fingerprint` encodes an action, kept between actions.
+    var fingerprintScratch: [UInt8] = []
     /// History reads handed to the reader, by id, and who waits for each.
     var reads: [UInt64: PendingRead] = [:]
     var nextReadID: UInt64 = 1
