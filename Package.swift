@@ -71,7 +71,7 @@ let package = Package(
         .target(name: "FoldSyncClient", dependencies: ["FoldCore", "FoldSession", "FoldSyncKit", "FoldSystem", "FoldTransport", "FoldMailbox"]),
         .executableTarget(name: "foldsync", dependencies: ["FoldCore", "FoldSession", "FoldSystem", "FoldClient", "FoldTransport", "FoldMailbox", "CTerminal"]),
         // The one daemon launcher every live test target uses (a library, not tests).
-        .target(name: "FoldTestSupport", path: "Tests/FoldTestSupport"),
+        .target(name: "FoldTestSupport", dependencies: ["FoldCore"], path: "Tests/FoldTestSupport"),
         .testTarget(name: "FoldCoreTests", dependencies: ["FoldCore", "FoldTestSupport"]),
         .testTarget(name: "FoldHubTests", dependencies: ["FoldCore", "FoldHub", "FoldCrypto", "FoldTestSupport"]),
         .testTarget(name: "FoldConfigTests", dependencies: ["FoldCore", "FoldConfig"]),

@@ -64,7 +64,7 @@ import Testing
         let toggle = Outcome { try await board.toggle("s2") }
         #expect(await SyncClientTests.until { Self.expanded(board.state, "s2") == true })
         // Another client removes the section while the action waits.
-        _ = try SyncClientTests.http(r.daemon, "POST", "/api/boards/default/actions", body: #"{"type":"removeSection","section":"s2"}"#)
+        _ = try r.daemon.curlJSON("POST", "/api/boards/default/actions", body: #"{"type":"removeSection","section":"s2"}"#)
         r.relay.accept()
         #expect(await SyncClientTests.until(15) { toggle.value != nil })
         #expect(toggle.code == "not_found")

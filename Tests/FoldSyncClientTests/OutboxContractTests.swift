@@ -22,7 +22,7 @@ import Testing
             relay.stop()
             daemon.shutdown()
         }
-        func get() throws -> JSON { try SyncClientTests.http(daemon, "GET", "/api/boards/default") }
+        func get() throws -> JSON { try daemon.curlJSON("GET", "/api/boards/default") }
         func expanded(_ section: String) throws -> Bool? { try get()["state"]?.section(section)?["expanded"]?.boolValue }
         func offline() async -> Bool {
             relay.goDown()
@@ -67,7 +67,7 @@ import Testing
         let rev = try await board.toggle("s1")
         #expect(rev == 1)
         #expect(try r.get()["rev"]?.intValue == 1 && r.expanded("s1") == true, "applied once")
-        #expect(try metric("foldsync_duplicate_actions_total", r.daemon) == 1, "the resend was a repeat")
+        #expect(try r.daemon.metricValue("foldsync_duplicate_actions_total") == 1, "the resend was a repeat")
     }
 
     @Test func action_cut_before_sent_applied_once() async throws {
@@ -78,7 +78,7 @@ import Testing
         let rev = try await board.toggle("s1")
         #expect(rev == 1)
         #expect(try r.get()["rev"]?.intValue == 1 && r.expanded("s1") == true)
-        #expect(try metric("foldsync_duplicate_actions_total", r.daemon) == 0, "the daemon saw it once")
+        #expect(try r.daemon.metricValue("foldsync_duplicate_actions_total") == 0, "the daemon saw it once")
     }
 
     @Test func outbox_bounds_expire() async throws {
@@ -144,18 +144,6 @@ import Testing
         #expect((0..<3).map { got["state"]?.section("s\($0)")?["expanded"]?.boolValue } == flags.map { Optional($0) })
     }
 
-    func metric(_ name: String, _ d: DaemonProcess) throws -> Double? {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-        p.arguments = ["-s", "http://127.0.0.1:\(d.port)/metrics"]
-        let out = Pipe()
-        p.standardOutput = out
-        try p.run()
-        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        p.waitUntilExit()
-        for line in text.split(separator: "\n") where line.hasPrefix(name + " ") { return Double(line.dropFirst(name.count + 1)) }
-        return nil
-    }
 }
 
 extension JSON {

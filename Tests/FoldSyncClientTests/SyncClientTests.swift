@@ -9,22 +9,6 @@ import Testing
 @Suite(.serialized) struct SyncClientTests {
     static let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
 
-    /// `curl` for the HTTP side (GET to compare with, changes from elsewhere).
-    static func http(_ d: DaemonProcess, _ method: String, _ path: String, body: String? = nil, token: String? = nil) throws -> JSON {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-        var args = ["-s", "-X", method, "http://127.0.0.1:\(d.port)\(path)"]
-        if let body { args += ["-H", "content-type: application/json", "-d", body] }
-        if let token { args += ["-H", "Authorization: Bearer \(token)"] }
-        p.arguments = args
-        let out = Pipe()
-        p.standardOutput = out
-        try p.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return data.isEmpty ? .null : try JSONParser.parse([UInt8](data), maxDepth: 512)
-    }
-
     /// Polls with `Task.sleep`, never `usleep`: the recorders below drain
     /// their streams in tasks on the same cooperative pool (two threads on a
     /// two-core machine), so a blocking wait could starve them.
@@ -65,7 +49,7 @@ import Testing
         defer { f.end() }
         let (d, client) = (f.daemon, f.client)
         let board = try await client.subscribe("default")
-        let get = try Self.http(d, "GET", "/api/boards/default")
+        let get = try d.curlJSON("GET", "/api/boards/default")
         #expect(board.state == get["state"] && board.rev == get["rev"]?.intValue && board.epoch == get["epoch"]?.stringValue)
     }
 
@@ -78,7 +62,7 @@ import Testing
         let rev = try await board.toggle("s1")
         #expect(rev == 1 && board.rev == 1, "the patch arrives before the ack")
         #expect(await Self.until { changes.changes.contains { $0.rev == 1 && $0.ops != nil } })
-        let expected = try Self.http(d, "GET", "/api/boards/default")["state"]
+        let expected = try d.curlJSON("GET", "/api/boards/default")["state"]
         #expect(board.state == expected)
     }
 
@@ -88,11 +72,11 @@ import Testing
         let (d, client) = (f.daemon, f.client)
         let board = try await client.subscribe("default")
         let changes = Recorder(board)
-        _ = try Self.http(d, "POST", "/api/boards/default/actions", body: #"{"type":"setTitle","section":"s0","title":"From afar"}"#)
+        _ = try d.curlJSON("POST", "/api/boards/default/actions", body: #"{"type":"setTitle","section":"s0","title":"From afar"}"#)
         #expect(await Self.until { board.rev == 1 && !changes.changes.isEmpty })
         let c = try #require(changes.changes.first)
         #expect(c.rev == 1 && c.ops != nil && !c.resynced && c.state == board.state)
-        let expected = try Self.http(d, "GET", "/api/boards/default")["state"]
+        let expected = try d.curlJSON("GET", "/api/boards/default")["state"]
         #expect(board.state == expected)
     }
 
@@ -161,37 +145,37 @@ import Testing
         #expect(d.stop() == 0)
         try d.restart(samePort: true)
         // Three changes the client misses while it waits for its next attempt (250 ms at least).
-        for s in ["s1", "s2", "s0"] { _ = try Self.http(d, "POST", "/api/boards/default/actions", body: #"{"type":"toggle","section":"\#(s)"}"#) }
+        for s in ["s1", "s2", "s0"] { _ = try d.curlJSON("POST", "/api/boards/default/actions", body: #"{"type":"toggle","section":"\#(s)"}"#) }
         #expect(await Self.until(15) { board.rev == 4 && changes.changes.count >= 4 }, "rev \(board.rev ?? -1)")
         // The toggle showed at once, before its patch: a local change at rev 0.
         #expect(changes.changes.first.map { $0.local && $0.rev == 0 } == true)
         let revs = changes.changes.filter { !$0.local }.map(\.rev)
         #expect(revs == [1, 2, 3, 4], "\(revs)")
         #expect(!changes.changes.contains { $0.resynced }, "a snapshot instead of the missed patches")
-        let expected = try Self.http(d, "GET", "/api/boards/default")["state"]
+        let expected = try d.curlJSON("GET", "/api/boards/default")["state"]
         #expect(board.state == expected)
     }
 
     @Test func resync_epoch_changed() async throws {
         let d = try DaemonProcess()
         defer { d.shutdown() }
-        _ = try Self.http(d, "PUT", "/api/boards/tmp", body: #"{"mode":"multi","sections":[]}"#)
+        _ = try d.curlJSON("PUT", "/api/boards/tmp", body: #"{"mode":"multi","sections":[]}"#)
         let client = try FoldSyncClient(url: d.url)
         defer { client.close() }
         let board = try await client.subscribe("tmp")
         let changes = Recorder(board)
         let epoch = board.epoch
-        _ = try Self.http(d, "DELETE", "/api/boards/tmp")
+        _ = try d.curlJSON("DELETE", "/api/boards/tmp")
         #expect(await Self.until { board.state == nil })
-        _ = try Self.http(d, "PUT", "/api/boards/tmp", body: #"{"mode":"single","sections":[{"id":"x","title":"X","items":[],"expanded":false}]}"#)
+        _ = try d.curlJSON("PUT", "/api/boards/tmp", body: #"{"mode":"single","sections":[{"id":"x","title":"X","items":[],"expanded":false}]}"#)
         #expect(await Self.until { changes.changes.contains { $0.resynced && $0.reason == "epoch" } }, "\(changes.changes.map { ($0.rev, $0.reason) })")
-        let expected = try Self.http(d, "GET", "/api/boards/tmp")["state"]
+        let expected = try d.curlJSON("GET", "/api/boards/tmp")["state"]
         #expect(board.epoch != epoch && board.state == expected)
     }
 
     /// A static token as a value; a JWT function called at every connect.
     @Test func token_value_and_function() async throws {
-        let hash = try Self.sha256Hex("swift-secret-1")
+        let hash = try sha256Hex("swift-secret-1")
         let d = try DaemonProcess(["--token", "lib read,fold \(hash)"])
         defer { d.shutdown() }
         let byValue = try FoldSyncClient(url: d.url, token: .value("swift-secret-1"))
@@ -222,10 +206,10 @@ import Testing
         let d = try DaemonProcess(["--jwt-key", "HS256:\(secret)", "--jwt-refresh-before", "1", "--jwt-leeway", "0"])
         defer { d.shutdown() }
         let calls = Counter()
-        let python = try Self.python()
+        let python = try PyJWT.python()
         let client = try FoldSyncClient(url: d.url, token: .provider({
             calls.add()
-            return try Self.mint(python: python, secret: secret, life: 3)
+            return try PyJWT.mint(python: python, secret: secret, life: 3, subject: "swift")
         }))
         defer { client.close() }
         let states = States(client)
@@ -266,7 +250,7 @@ import Testing
         #expect(try await board.clearFocus() == 7)
         #expect(try await board.revert(7) == 8, "undoing the clearFocus brings the focus back")
         #expect(board.state?["focus"]?["section"]?.stringValue == "s0")
-        let expected = try Self.http(d, "GET", "/api/boards/default")["state"]
+        let expected = try d.curlJSON("GET", "/api/boards/default")["state"]
         #expect(board.state == expected)
         // history: GET /api/boards/NAME/history over lws' HTTP client, beside the socket.
         let all = try await board.history()
@@ -328,35 +312,4 @@ import Testing
         var value: Int { lock.lock(); defer { lock.unlock() }; return n }
     }
 
-    static func sha256Hex(_ secret: String) throws -> String {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/bin/sh")
-        p.arguments = ["-c", "printf %s \"$0\" | sha256sum | cut -d' ' -f1", secret]
-        let out = Pipe()
-        p.standardOutput = out
-        try p.run()
-        p.waitUntilExit()
-        return String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-    }
-
-    static func python() throws -> String {
-        let env = ProcessInfo.processInfo.environment["FOLDSYNC_JWT_PYTHON"] ?? ""
-        let path = env.isEmpty ? repo + "/.build/jwt-venv/bin/python" : env
-        guard FileManager.default.isExecutableFile(atPath: path) else { throw HarnessError("no PyJWT virtualenv at \(path) (make jwt-venv)") }
-        return path
-    }
-
-    /// An HS256 JWT from PyJWT (Tests/jwt/mint.py), `life` seconds long.
-    static func mint(python: String, secret: String, life: Int) throws -> String {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: python)
-        p.arguments = [repo + "/Tests/jwt/mint.py", "sign",
-                       #"{"alg":"HS256","key":"\#(secret)","life":\#(life),"claims":{"sub":"swift","foldsync":{"*":["read","fold"]}}}"#]
-        let out = Pipe()
-        p.standardOutput = out
-        try p.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-    }
 }

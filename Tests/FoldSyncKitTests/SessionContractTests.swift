@@ -17,7 +17,7 @@ import Testing
         let r = try Rig()
         defer { r.end() }
         let model = try await Self.within { try await r.session.board("default") }
-        let get = try Self.http(r.daemon, "GET", "/api/boards/default")
+        let get = try r.daemon.curlJSON("GET", "/api/boards/default")
         #expect(get["state"] != nil && get["state"] != .null)
         #expect(model.confirmed?.json == get["state"], "\(String(describing: model.confirmed?.json)) vs \(String(describing: get["state"]))")
         #expect(model.board?.json == get["state"], "nothing pending: the board shown is the daemon's")
@@ -38,7 +38,7 @@ import Testing
         // The daemon's change for rev 1 came before anything that followed the ack.
         let daemonChange = try #require(changes.changes.firstIndex { $0.rev == 1 && $0.ops != nil })
         #expect(!changes.changes[..<daemonChange].contains { $0.rev >= 1 }, "\(changes.changes.map { ($0.rev, $0.local) })")
-        let expected = try Self.http(r.daemon, "GET", "/api/boards/default")["state"]
+        let expected = try r.daemon.curlJSON("GET", "/api/boards/default")["state"]
         #expect(model.confirmed?.json == expected && model.board?.json == expected)
     }
 
@@ -47,13 +47,13 @@ import Testing
         defer { r.end() }
         let model = try await Self.within { try await r.session.board("default") }
         let changes = Recorder(model)
-        _ = try Self.http(r.daemon, "POST", "/api/boards/default/actions", body: #"{"type":"setTitle","section":"s0","title":"From afar"}"#)
+        _ = try r.daemon.curlJSON("POST", "/api/boards/default/actions", body: #"{"type":"setTitle","section":"s0","title":"From afar"}"#)
         #expect(await Self.until { model.rev == 1 && !changes.changes.isEmpty })
         let c = try #require(changes.changes.first)
         #expect(c.rev == 1 && c.ops != nil && !c.resynced && !c.local, "\(c)")
         #expect(c.state == model.board?.json && c.confirmed == model.confirmed?.json)
         #expect(model.sections.first?.title == "From afar")
-        let expected = try Self.http(r.daemon, "GET", "/api/boards/default")["state"]
+        let expected = try r.daemon.curlJSON("GET", "/api/boards/default")["state"]
         #expect(model.confirmed?.json == expected && c.confirmed == expected)
     }
 
@@ -92,14 +92,14 @@ import Testing
         _ = try await Self.within { try await s.board("default") }
         #expect(s.state == .connected)
         #expect(await Self.until { states.all.contains(.connected) }, "\(states.all)")
-        #expect(try await Self.until { try Self.metric("foldsync_connections", d) == 1 })
-        let opened = try Self.metric("foldsync_connections_opened_total", d)
+        #expect(try await Self.until { try d.metricValue("foldsync_connections") == 1 })
+        let opened = try d.metricValue("foldsync_connections_opened_total")
         s.close()
         #expect(await Self.until { s.state == .closed && states.finished }, "\(states.all)")
-        #expect(try await Self.until { try Self.metric("foldsync_connections", d) == 0 }, "the connection was closed")
+        #expect(try await Self.until { try d.metricValue("foldsync_connections") == 0 }, "the connection was closed")
         // Nothing reconnects: no new connection within well past the first backoff (0.5 s at most).
         let reconnected = try await Self.until(1.5) {
-            try s.state != .closed || Self.metric("foldsync_connections_opened_total", d) != opened
+            try s.state != .closed || d.metricValue("foldsync_connections_opened_total") != opened
         }
         #expect(!reconnected, "a connection after close(): state \(s.state)")
         let seen = states.all
@@ -138,7 +138,7 @@ import Testing
         // session cannot reconnect before all three changes were made.
         #expect(d.stop() == 0)
         try d.restart(samePort: true)
-        for s in ["s1", "s2", "s0"] { _ = try Self.http(d, "POST", "/api/boards/default/actions", body: #"{"type":"toggle","section":"\#(s)"}"#) }
+        for s in ["s1", "s2", "s0"] { _ = try d.curlJSON("POST", "/api/boards/default/actions", body: #"{"type":"toggle","section":"\#(s)"}"#) }
         #expect(await Self.until(15) { model.rev == 4 && changes.changes.filter { !$0.local }.count >= 4 }, "rev \(model.rev ?? -1)")
         #expect(states.all.contains { if case .disconnected = $0 { true } else { false } }, "the client was away: \(states.all)")
         // The toggle showed at once, before its patch: a local change at rev 0.
@@ -147,8 +147,8 @@ import Testing
         #expect(revs == [1, 2, 3, 4], "\(revs)")
         #expect(changes.changes.filter { !$0.local }.allSatisfy { $0.ops != nil }, "patches, each with its ops")
         #expect(!changes.changes.contains { $0.resynced }, "a snapshot instead of the missed patches")
-        #expect(try Self.metric("foldsync_resumes_total", d) ?? 0 >= 1)
-        let expected = try Self.http(d, "GET", "/api/boards/default")["state"]
+        #expect(try d.metricValue("foldsync_resumes_total") ?? 0 >= 1)
+        let expected = try d.curlJSON("GET", "/api/boards/default")["state"]
         #expect(model.confirmed?.json == expected && model.board?.json == expected)
     }
 
@@ -156,24 +156,24 @@ import Testing
         let r = try Rig()
         defer { r.end() }
         let d = r.daemon
-        _ = try Self.http(d, "PUT", "/api/boards/tmp", body: #"{"mode":"multi","sections":[]}"#)
+        _ = try d.curlJSON("PUT", "/api/boards/tmp", body: #"{"mode":"multi","sections":[]}"#)
         let model = try await Self.within { try await r.session.board("tmp") }
         let changes = Recorder(model)
         let epoch = try #require(model.epoch)
-        _ = try Self.http(d, "DELETE", "/api/boards/tmp")
+        _ = try d.curlJSON("DELETE", "/api/boards/tmp")
         #expect(await Self.until { model.board == nil && model.confirmed == nil })
-        _ = try Self.http(d, "PUT", "/api/boards/tmp", body: #"{"mode":"single","sections":[{"id":"x","title":"X","items":[],"expanded":false}]}"#)
+        _ = try d.curlJSON("PUT", "/api/boards/tmp", body: #"{"mode":"single","sections":[{"id":"x","title":"X","items":[],"expanded":false}]}"#)
         #expect(await Self.until { changes.changes.contains { $0.resynced && $0.reason == "epoch" } }, "\(changes.changes.map { ($0.rev, $0.reason) })")
         let c = try #require(changes.changes.first { $0.resynced })
         #expect(c.reason == "epoch" && c.ops == nil && c.epoch != epoch)
-        let get = try Self.http(d, "GET", "/api/boards/tmp")
+        let get = try d.curlJSON("GET", "/api/boards/tmp")
         #expect(model.epoch != epoch && model.epoch == get["epoch"]?.stringValue)
         #expect(model.confirmed?.json == get["state"] && model.sections.map(\.id) == ["x"])
     }
 
     /// A static token as a value; a function called at every connect.
     @Test func token_value_and_function() async throws {
-        let hash = try Self.sha256Hex("kit-secret-1")
+        let hash = try sha256Hex("kit-secret-1")
         let d = try DaemonProcess(["--token", "lib read,fold \(hash)"])
         defer { d.shutdown() }
         let transport = try LWSTransport()
@@ -209,7 +209,7 @@ import Testing
     }
 
     @Test func token_refreshed_on_auth_expiring() async throws {
-        let python = try Self.python()
+        let python = try PyJWT.python()
         let dir = NSTemporaryDirectory() + "foldsync-kit-\(getpid())"
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: dir) }
@@ -223,7 +223,7 @@ import Testing
         let calls = Counter()
         let s = FoldSyncSession(url: URL(string: d.url)!, token: .provider({
             calls.add()
-            return try Self.mint(python: python, secret: secret, life: life)
+            return try PyJWT.mint(python: python, secret: secret, life: life, subject: "kit")
         }), transport: transport)
         defer { s.close() }
         let states = States(s)
@@ -235,7 +235,7 @@ import Testing
         #expect(!states.all.contains { if case .disconnected = $0 { true } else { false } }, "\(states.all)")
         #expect(!states.all.contains(.connecting), "refreshed in band, never by reconnecting: \(states.all)")
         #expect(s.state == .connected && s.lastTokenFailure == nil)
-        #expect(try Self.metric("foldsync_token_expiries_total", d) ?? 0 == 0)
+        #expect(try d.metricValue("foldsync_token_expiries_total") ?? 0 == 0)
         #expect(try await Self.within { try await model.toggle("s1") } == 1, "the connection outlives the first token")
     }
 
@@ -281,7 +281,7 @@ import Testing
         #expect(model.confirmed?.focus == nil)
         #expect(try await Self.within { try await model.revert(7) } == 8, "undoing the clearFocus brings the focus back")
         #expect(model.confirmed?.focus == Focus(section: "s0", item: 0) && model.focus == Focus(section: "s0", item: 0))
-        let expected = try Self.http(r.daemon, "GET", "/api/boards/default")["state"]
+        let expected = try r.daemon.curlJSON("GET", "/api/boards/default")["state"]
         #expect(model.confirmed?.json == expected && model.board?.json == expected)
         // The contract's `history` helper: GET /api/boards/NAME/history, read over
         // HTTP beside the socket through the transport (LWSTransport.get here).
@@ -295,7 +295,7 @@ import Testing
         #expect(all.entries.last?.action?["rev"]?.intValue == 7, "the revert names the rev it undid")
         #expect(all.entries.first?.action?["section"]?.stringValue == "s2")
         // The page as the daemon serves it to curl.
-        let byCurl = try Self.http(r.daemon, "GET", "/api/boards/default/history")
+        let byCurl = try r.daemon.curlJSON("GET", "/api/boards/default/history")
         #expect(byCurl["entries"]?.arrayValue?.compactMap { $0["summary"]?.stringValue } == all.entries.compactMap(\.summary))
         // limit: the latest ones, `more` set; since: the ones after; before: page backwards.
         let last3 = try await Self.within { try await model.history(limit: 3) }
@@ -337,7 +337,7 @@ import Testing
         #expect(r.session.state == .connected && model.pending == 0)
         #expect(try r.get()["rev"]?.intValue == 1 && r.expanded("s1") == true, "the board changed once")
         #expect(changes.changes.filter { !$0.local }.map(\.rev) == [1], "\(changes.changes.map { ($0.rev, $0.local, $0.reason) })")
-        #expect(try Self.metric("foldsync_duplicate_actions_total", r.daemon) == 0)
+        #expect(try r.daemon.metricValue("foldsync_duplicate_actions_total") == 0)
     }
 
     @Test func action_cut_before_ack_applied_once() async throws {
@@ -350,7 +350,7 @@ import Testing
         #expect(rev == 1, "the rev of the first commit")
         #expect(states.all.contains { if case .disconnected = $0 { true } else { false } }, "the link was cut: \(states.all)")
         #expect(try r.get()["rev"]?.intValue == 1 && r.expanded("s1") == true, "applied once")
-        #expect(try Self.metric("foldsync_duplicate_actions_total", r.daemon) == 1, "sent again with its key: the resend was a repeat")
+        #expect(try r.daemon.metricValue("foldsync_duplicate_actions_total") == 1, "sent again with its key: the resend was a repeat")
         #expect(await Self.until { model.rev == 1 && model.pending == 0 && model.confirmed?.sections[1].expanded == true })
         #expect(try await Self.within { try await model.toggle("s0") } == 2, "and nothing else was applied")
     }
@@ -365,7 +365,7 @@ import Testing
         #expect(rev == 1)
         #expect(states.all.contains { if case .disconnected = $0 { true } else { false } }, "the link was cut: \(states.all)")
         #expect(try r.get()["rev"]?.intValue == 1 && r.expanded("s1") == true)
-        #expect(try Self.metric("foldsync_duplicate_actions_total", r.daemon) == 0, "the daemon saw it once")
+        #expect(try r.daemon.metricValue("foldsync_duplicate_actions_total") == 0, "the daemon saw it once")
         #expect(await Self.until { model.rev == 1 && model.pending == 0 })
     }
 
@@ -409,7 +409,7 @@ import Testing
         #expect(await Self.until(15) { applied.value != nil })
         #expect(applied.rev == 1, "\(String(describing: applied.value))")
         // Answered by its key (the daemon counts a settle of an applied key as a repeat): applied once.
-        #expect(try Self.metric("foldsync_duplicate_actions_total", r.daemon) == 1)
+        #expect(try r.daemon.metricValue("foldsync_duplicate_actions_total") == 1)
         #expect(try r.get()["rev"]?.intValue == 1 && r.expanded("s1") == true)
         // Dropped on the way, kept past its age: settled, never applied, and now never will be.
         relay.cutNext(.instead, thenRefuse: true)
@@ -495,7 +495,7 @@ import Testing
             transport.shutdown()
             daemon.shutdown()
         }
-        func get() throws -> JSON { try SessionContractTests.http(daemon, "GET", "/api/boards/default") }
+        func get() throws -> JSON { try daemon.curlJSON("GET", "/api/boards/default") }
         func expanded(_ section: String) throws -> Bool? { SessionContractTests.section(try get()["state"], section)?["expanded"]?.boolValue }
         func offline() async -> Bool {
             relay?.goDown()
@@ -575,65 +575,6 @@ import Testing
         board?["sections"]?.arrayValue?.first { $0["id"]?.stringValue == id }
     }
 
-    /// `curl` for the HTTP side (GET to compare with, changes from elsewhere).
-    nonisolated static func http(_ d: DaemonProcess, _ method: String, _ path: String, body: String? = nil) throws -> JSON {
-        var args = ["-s", "-X", method, "http://127.0.0.1:\(d.port)\(path)"]
-        if let body { args += ["-H", "content-type: application/json", "-d", body] }
-        let data = try curl(args)
-        return data.isEmpty ? .null : try JSONParser.parse([UInt8](data), maxDepth: 512)
-    }
-
-    nonisolated static func metric(_ name: String, _ d: DaemonProcess) throws -> Double? {
-        let text = String(decoding: try curl(["-s", "http://127.0.0.1:\(d.port)/metrics"]), as: UTF8.self)
-        for line in text.split(separator: "\n") where line.hasPrefix(name + " ") { return Double(line.dropFirst(name.count + 1)) }
-        return nil
-    }
-
-    nonisolated static func curl(_ args: [String]) throws -> Data {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-        p.arguments = args
-        let out = Pipe()
-        p.standardOutput = out
-        try p.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return data
-    }
-
-    nonisolated static func sha256Hex(_ secret: String) throws -> String {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/bin/sh")
-        p.arguments = ["-c", "printf %s \"$0\" | sha256sum | cut -d' ' -f1", secret]
-        let out = Pipe()
-        p.standardOutput = out
-        try p.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-    }
-
-    /// PyJWT's virtualenv (`make jwt-venv`), or `$FOLDSYNC_JWT_PYTHON`.
-    nonisolated static func python() throws -> String {
-        let env = ProcessInfo.processInfo.environment["FOLDSYNC_JWT_PYTHON"] ?? ""
-        let path = env.isEmpty ? repo + "/.build/jwt-venv/bin/python" : env
-        guard FileManager.default.isExecutableFile(atPath: path) else { throw HarnessError("no PyJWT virtualenv at \(path) (make jwt-venv)") }
-        return path
-    }
-
-    /// An HS256 JWT from PyJWT (Tests/jwt/mint.py), `life` seconds long.
-    nonisolated static func mint(python: String, secret: String, life: Int) throws -> String {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: python)
-        p.arguments = [repo + "/Tests/jwt/mint.py", "sign",
-                       #"{"alg":"HS256","key":"\#(secret)","life":\#(life),"claims":{"sub":"kit","foldsync":{"*":["read","fold"]}}}"#]
-        let out = Pipe()
-        p.standardOutput = out
-        try p.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-    }
 }
 
 extension SessionContractTests.Outcome where T == Int {

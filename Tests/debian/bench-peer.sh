@@ -14,13 +14,8 @@ src=$work/src
 trap 'root_release "$root"' EXIT
 root_release "$root"
 rm -rf --one-file-system "$root"
-packages=(build-essential libcurl4t64 libxml2 libncurses6 libtinfo6 libsqlite3-0 libuuid1 zlib1g libedit2 git ca-certificates
-          libwebsockets-dev libwebsockets-evlib-ev libwebsockets-evlib-uv libsqlite3-dev libssl-dev libpq-dev pkg-config
-          python3 python3-jwt python3-cryptography procps openssl strace postgresql tmux systemd curl
-          debhelper dpkg-dev binutils lintian)
-debian_root trixie "$root" "${packages[@]}"
-mkdir -p "$src"
-git ls-files -z --cached --others --exclude-standard | tar --null --ignore-failed-read -T - -cf - 2>/dev/null | tar -C "$src" -xpf -
+debian_root trixie "$root" "${trixie_build_packages[@]}"
+checkout_copy "$src"
 root_bind "$root" /opt/swift "$src" /tmp
 in_root "$root" sh -c "cd '$src' && swift build -c release --build-path .build-release --product foldsyncd 2>&1 | tail -1"
 DEB13_ROOT=$root DEB13_BIN=$src/.build-release/release/foldsyncd SERVERS="${SERVERS:-foldsyncd foldsyncd-deb13 uws}" \

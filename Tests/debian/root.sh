@@ -6,11 +6,30 @@
 #   root_bind DIR PATH...              PATH bound at the same path inside
 #   root_release DIR                   unmounts all of it (idempotent)
 #   in_root DIR COMMAND...             COMMAND inside, with a clean environment
+#   checkout_copy DEST                 the checkout's tracked and new files at DEST
+#   trixie_build_packages              what a trixie root builds, tests and packages with
 # The Swift toolchain is not a Debian package: a build root gets the host's
 # /opt/swift bound read-only at the same path, so the same toolchain builds
 # for each release against that release's C libraries.
 
 debian_mirror=${FOLDSYNC_DEB_MIRROR:-http://deb.debian.org/debian}
+
+# The toolchain's own runtime needs (Swift's Linux install guide), the C
+# libraries' -dev packages, and the tools the suite drives (tmux, strace,
+# PostgreSQL, systemd-analyze, openssl; the JWT tests' PyJWT is the
+# release's own package, not pip's).
+trixie_build_packages=(build-essential libcurl4t64 libxml2 libncurses6 libtinfo6 libsqlite3-0 libuuid1 zlib1g libedit2 git ca-certificates
+  libwebsockets-dev libwebsockets-evlib-ev libwebsockets-evlib-uv libsqlite3-dev libssl-dev libpq-dev pkg-config
+  python3 python3-jwt python3-cryptography procps openssl strace postgresql tmux systemd curl
+  debhelper dpkg-dev binutils lintian)
+
+# A copy of the checkout (tracked and new files, not .build), so that a
+# root's build is that release's alone. tar keeps each file's time, so an
+# unchanged file is not rebuilt on a second run.
+checkout_copy() {
+  mkdir -p "$1"
+  git ls-files -z --cached --others --exclude-standard | tar --null --ignore-failed-read -T - -cf - 2>/dev/null | tar -C "$1" -xpf -
+}
 
 debian_root() {
   local suite=$1 dir=$2; shift 2

@@ -34,15 +34,6 @@ root=$work/root
 src=$work/src
 mkdir -p "$work"
 
-# What building, testing and packaging need there: the toolchain's own runtime
-# needs (Swift's Linux install guide), the C libraries' -dev packages, and the
-# tools the suite drives (tmux, strace, PostgreSQL, systemd-analyze, openssl;
-# the JWT tests' PyJWT is the release's own package, not pip's).
-packages=(build-essential libcurl4t64 libxml2 libncurses6 libtinfo6 libsqlite3-0 libuuid1 zlib1g libedit2 git ca-certificates
-          libwebsockets-dev libwebsockets-evlib-ev libwebsockets-evlib-uv libsqlite3-dev libssl-dev libpq-dev pkg-config
-          python3 python3-jwt python3-cryptography procps openssl strace postgresql tmux systemd curl
-          debhelper dpkg-dev binutils lintian)
-
 step() { echo "== debian-$suite: $*"; }
 fail() { echo "debian-$suite: FAIL: $*" >&2; exit 1; }
 cleanup() { root_release "$root"; }
@@ -51,16 +42,14 @@ trap cleanup EXIT
 root_release "$root"
 rm -rf --one-file-system "$root"
 step "a $suite root with the build and test packages ($work)"
-debian_root "$suite" "$root" "${packages[@]}" || fail "the $suite root"
+debian_root "$suite" "$root" "${trixie_build_packages[@]}" || fail "the $suite root"
 grep -q "VERSION_CODENAME=$suite" "$root/etc/os-release" || fail "the root is not $suite: $(grep CODENAME "$root/etc/os-release")"
 echo "  $(. "$root/etc/os-release"; echo "$PRETTY_NAME"), libwebsockets $(in_root "$root" dpkg-query -W -f='${Version}' libwebsockets-dev)"
 
 # A copy of the checkout (tracked and new files), so that its .build is this
 # release's alone: the tests find their executables under the package's .build.
 step "the checkout copied to $src"
-mkdir -p "$src"
-# tar keeps each file's time, so an unchanged file is not rebuilt on a second run.
-git ls-files -z --cached --others --exclude-standard | tar --null --ignore-failed-read -T - -cf - 2>/dev/null | tar -C "$src" -xpf -
+checkout_copy "$src"
 mkdir -p "$src/.build"
 root_bind "$root" /opt/swift "$src"
 mount -o remount,bind,ro "$root/opt/swift"

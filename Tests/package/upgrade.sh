@@ -38,23 +38,7 @@ in_root "$root" dpkg-query -W -f='  installed: foldsync ${Version}\n' foldsync
 
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 sed -i "s/^listen = .*/listen = 127.0.0.1:$port/" "$root/etc/foldsync/foldsyncd.conf"
-start_daemon() {
-  local exec_start log=$work/daemon-$1.log
-  exec_start=$(sed -n 's/^ExecStart=//p' "$root/lib/systemd/system/foldsyncd.service")
-  chroot --userspec=foldsync:foldsync "$root" env -i PATH=/usr/bin:/bin LC_ALL=C.UTF-8 STATE_DIRECTORY=/var/lib/foldsync $exec_start >"$log" 2>&1 &
-  daemon=$!
-  for _ in $(seq 100); do
-    curl -fsS "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && return 0
-    kill -0 "$daemon" 2>/dev/null || { cat "$log"; fail "the daemon stopped at start"; }
-    sleep 0.1
-  done
-  cat "$log"; fail "the daemon does not answer on $port"
-}
-stop_daemon() {
-  kill -TERM "$daemon"
-  wait "$daemon" || fail "the daemon's exit status on SIGTERM: $?"
-  daemon=""
-}
+source Tests/package/daemon.sh
 api() { curl -fsS "http://127.0.0.1:$port/api/$1"; }
 act() { curl -fsS -X POST -H 'Content-Type: application/json' --data "$2" "http://127.0.0.1:$port/api/boards/$1/actions" >/dev/null; }
 # Everything the upgrade must keep: each board's epoch, rev and state, and its history.
