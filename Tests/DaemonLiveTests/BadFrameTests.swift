@@ -3,15 +3,16 @@ import FoldTestSupport
 import Testing
 
 /// Frames the transport refuses by closing (1003, 1007, 1009): only the
-/// offending connection goes; and fragmented messages are reassembled.
+/// offending connection goes, its close frame with its code on every event
+/// loop; and fragmented messages are reassembled.
 @Suite struct BadFrameTests {
     enum Offence: String, CaseIterable {
         case binary, invalidUTF8, oversize
     }
 
-    @Test(arguments: Offence.allCases)
-    func offenceClosesOnlyThatConnection(offence: Offence) throws {
-        let d = try DaemonProcess(["--max-message-bytes", "4096"])
+    @Test(arguments: Offence.allCases, ["libev", "libuv", "poll"])
+    func offenceClosesOnlyThatConnection(offence: Offence, eventLoop: String) throws {
+        let d = try DaemonProcess(["--max-message-bytes", "4096", "--event-loop", eventLoop])
         defer { d.shutdown() }
         let bystander = try d.connect()
         try bystander.subscribe()
