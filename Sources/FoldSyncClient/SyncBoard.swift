@@ -1,4 +1,5 @@
 import FoldCore
+import FoldSession
 import FoldSystem
 
 /// One subscribed board: its mirror (`confirmed`, always equal to `GET` at
@@ -6,7 +7,7 @@ import FoldSystem
 /// applied), the stream of its changes, and its actions, each answered with
 /// the rev of its `ack` or a `SyncError`. Readable from any thread; the
 /// service thread writes it.
-public final class SyncBoard: @unchecked Sendable {
+public final class SyncBoard: BoardActions, @unchecked Sendable {
     public let name: String
     let client: FoldSyncClient
     private let mirror = Locked<(state: JSON?, confirmed: JSON?, position: Position?)>((nil, nil, nil))
@@ -45,15 +46,6 @@ public final class SyncBoard: @unchecked Sendable {
     public func act(_ action: Action, ifRev: Int? = nil) async throws -> Int {
         try await client.perform(action, on: name, ifRev: ifRev)
     }
-
-    @discardableResult public func toggle(_ section: String) async throws -> Int { try await act(.toggle(section: section)) }
-    @discardableResult public func expand(_ section: String) async throws -> Int { try await act(.expand(section: section)) }
-    @discardableResult public func collapse(_ section: String) async throws -> Int { try await act(.collapse(section: section)) }
-    @discardableResult public func expandAll() async throws -> Int { try await act(.expandAll) }
-    @discardableResult public func collapseAll() async throws -> Int { try await act(.collapseAll) }
-    @discardableResult public func focus(_ section: String, item: Int) async throws -> Int { try await act(.focus(section: section, item: item)) }
-    @discardableResult public func clearFocus() async throws -> Int { try await act(.clearFocus) }
-    @discardableResult public func revert(_ rev: Int) async throws -> Int { try await act(.revert(rev: rev)) }
 
     /// The board's history (`GET /api/boards/NAME/history`, read over HTTP
     /// beside the socket with the connection's token): without parameters

@@ -8,7 +8,7 @@ import Observation
 /// board with this app's pending actions applied on top by the daemon's own
 /// rules, so a tap shows at once; `confirmed` is the daemon's as it is.
 @MainActor @Observable
-public final class BoardModel {
+public final class BoardModel: BoardActions {
     public let name: String
     /// What to show; nil before the first snapshot and after a delete.
     public private(set) var board: Board?
@@ -59,15 +59,6 @@ public final class BoardModel {
         defer { pending -= 1 }
         return try await session.perform(action, on: name, ifRev: ifRev)
     }
-
-    @discardableResult public func toggle(_ section: String) async throws -> Int { try await act(.toggle(section: section)) }
-    @discardableResult public func expand(_ section: String) async throws -> Int { try await act(.expand(section: section)) }
-    @discardableResult public func collapse(_ section: String) async throws -> Int { try await act(.collapse(section: section)) }
-    @discardableResult public func expandAll() async throws -> Int { try await act(.expandAll) }
-    @discardableResult public func collapseAll() async throws -> Int { try await act(.collapseAll) }
-    @discardableResult public func focus(_ section: String, item: Int) async throws -> Int { try await act(.focus(section: section, item: item)) }
-    @discardableResult public func clearFocus() async throws -> Int { try await act(.clearFocus) }
-    @discardableResult public func revert(_ rev: Int) async throws -> Int { try await act(.revert(rev: rev)) }
 
     /// The board's history (`GET /api/boards/NAME/history`, read over HTTP
     /// beside the socket with the session's token): without parameters the
