@@ -11,6 +11,9 @@
 #
 #   Tests/bench/bench-peer.sh [scenario...]      REPEAT=3 OUT=.build/bench-results/peer
 #   SERVERS="foldsyncd uws foldsyncd-poll" ...     (add the poll() loop to the rotation)
+#   SERVERS="foldsyncd foldsyncd-shm uws" ...      (and the store on tmpfs, /dev/shm: the
+#                                                  same daemon without the disk's flush, to
+#                                                  tell the flush's share of a latency)
 #   BASELINE=/path/to/old/foldsyncd SERVERS="baseline foldsyncd uws" ...  (an earlier build, for before/after)
 #   DEB13_ROOT=/root/of/trixie DEB13_BIN=/path/foldsyncd SERVERS="foldsyncd foldsyncd-deb13 uws" ...
 #                                                  (a build run in a Debian 13 root: Tests/debian/bench-peer.sh)
@@ -49,13 +52,14 @@ disk_flush before
 start_server() {  # start_server KIND DIR -> sets pid, port
     local kind=$1 dir=$2
     case "$kind" in
-        foldsyncd|foldsyncd-poll|baseline|foldsyncd-deb13)
-            local loop=() exe=("$bin/foldsyncd")
+        foldsyncd|foldsyncd-poll|foldsyncd-shm|baseline|foldsyncd-deb13)
+            local loop=() exe=("$bin/foldsyncd") db=$dir/b.db
+            [[ $kind == foldsyncd-shm ]] && db=$(mktemp -d /dev/shm/foldsync-bench.XXXXXX)/b.db
             [[ $kind == foldsyncd-poll ]] && loop=(--event-loop poll)
             [[ $kind == baseline ]] && exe=("$BASELINE")
             # chroot execs the daemon: its pid is the daemon's; the root sees this /tmp (Tests/debian/bench-peer.sh).
             [[ $kind == foldsyncd-deb13 ]] && exe=(chroot "$DEB13_ROOT" "$DEB13_BIN")
-            taskset -c 0 "${exe[@]}" --listen 127.0.0.1:0 --db "$dir/b.db" \
+            taskset -c 0 "${exe[@]}" --listen 127.0.0.1:0 --db "$db" \
                 --max-actions-per-second 1000000 --action-burst 1000000 "${loop[@]}" >"$dir/s.log" 2>&1 &
             ;;
         uws)
@@ -85,7 +89,7 @@ run() {  # run SCENARIO KIND BENCH-ARGS...
         echo "$kind did not start: $(tail -3 "$dir/s.log")" >&2
     fi
     stop_server
-    rm -rf "$dir"
+    rm -rf "$dir" /dev/shm/foldsync-bench.*
 }
 
 ramp_rates="200,500,1000,1500,2000,3000,5000,7500,10000"
