@@ -19,7 +19,7 @@ public struct DaemonConfig: Sendable, Equatable {
     /// Seconds of silence before a PING; twice that without PONG drops the peer.
     public var pingSeconds = 30
     /// Milliseconds a busy batching connection's writes gather; 0 writes at once.
-    public var coalesceMs = 20
+    public var coalesceMs = 4
     /// Seconds a client has to finish its request or handshake.
     public var handshakeTimeout = 10
     /// PEM certificate and key: with both, the port serves https:// and wss://.

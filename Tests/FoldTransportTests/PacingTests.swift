@@ -10,11 +10,11 @@ import Testing
     }
 
     @Test func gatherGrowsWithHotConnectionsBetweenItsBounds() {
-        let base: UInt64 = 20_000_000
+        let base: UInt64 = 4_000_000
         #expect(Pacing.linger(base: base, paced: 0) == base)
-        #expect(Pacing.linger(base: base, paced: 500) == base)          // 500 × 50/s = 25,000 writes/s
-        #expect(Pacing.linger(base: base, paced: 1_000) == 40_000_000)  // 1,000 × 25/s
-        #expect(Pacing.linger(base: base, paced: 10_000) == Pacing.maxLingerNs)
+        #expect(Pacing.linger(base: base, paced: 1_000) == base)         // 1,000 × 250/s = 250,000 writes/s
+        #expect(Pacing.linger(base: base, paced: 2_000) == 8_000_000)    // 2,000 × 125/s
+        #expect(Pacing.linger(base: base, paced: 20_000) == Pacing.maxLingerNs)
         // A longer configured gather stays; 0 (never gather) stays 0.
         #expect(Pacing.linger(base: 100_000_000, paced: 1_000) == 100_000_000)
         #expect(Pacing.linger(base: 0, paced: 1_000) == 0)

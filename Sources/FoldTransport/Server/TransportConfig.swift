@@ -20,7 +20,7 @@ public struct TransportConfig: Sendable {
     public var hangupSeconds = 60
     /// Milliseconds a busy connection's next write waits after the
     /// last, so messages gather (see `WritePacer`); 0 writes at once.
-    public var coalesceMs = 20
+    public var coalesceMs = 4
     /// Seconds a client has to finish its request or handshake before it is dropped.
     public var handshakeTimeout = 10
     /// Largest coalesced write for connections that negotiated batching.
