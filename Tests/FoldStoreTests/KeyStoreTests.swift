@@ -51,23 +51,25 @@ import Testing
         #expect(try reopened.loadKeys().isEmpty)
     }
 
+    /// A fresh store turned into one of schema `version`: its key table
+    /// as `keys` (SQL) makes it, instead of today's.
+    func olderStore(version: Int, keys: String) throws {
+        try SQLiteStore(path: path, busyTimeoutMs: 100).close()
+        let db = try SQLiteDatabase(path: path)
+        defer { db.close() }
+        try db.execute("DROP TABLE key_packs;\n" + keys + "UPDATE meta SET value = '\(version)' WHERE key = 'schema'; PRAGMA user_version = \(version);")
+    }
+
     /// A schema-5 store (keys filed by board, rev and key) comes up with its
     /// keys in the order they were written, and goes on pruning them.
     @Test func aSchemaFiveStoreKeepsItsKeys() throws {
         defer { try? FileManager.default.removeItem(at: directory) }
-        let fresh = try SQLiteStore(path: path, busyTimeoutMs: 100)
-        fresh.close()
-        let db = try SQLiteDatabase(path: path)
-        try db.execute("""
-            DROP TABLE key_packs;
+        try olderStore(version: 5, keys: """
             CREATE TABLE keys(
                 board TEXT NOT NULL, rev INTEGER NOT NULL, key TEXT NOT NULL, fingerprint INTEGER NOT NULL, at INTEGER NOT NULL,
                 PRIMARY KEY(board, rev, key)) WITHOUT ROWID;
             INSERT INTO keys VALUES('b', 2, 'second', 7, 2000), ('b', 1, 'first', 7, 1000), ('a', 5, 'other', 8, 1500);
-            UPDATE meta SET value = '5' WHERE key = 'schema';
-            PRAGMA user_version = 5;
             """)
-        db.close()
         let store = try SQLiteStore(path: path, busyTimeoutMs: 100)
         #expect(store.upgradedSchema?.from == 5 && store.upgradedSchema?.to == SQLiteSchema.version)
         #expect(try store.loadKeys() == [StoredKey(board: "a", key: "other", rev: 5, fingerprint: 8, at: 1500),
@@ -82,19 +84,12 @@ import Testing
     /// one, every key, rev, void key and fingerprint as it was.
     @Test func aSchemaSixStoreKeepsItsKeysInPacks() throws {
         defer { try? FileManager.default.removeItem(at: directory) }
-        let fresh = try SQLiteStore(path: path, busyTimeoutMs: 100)
-        fresh.close()
-        let db = try SQLiteDatabase(path: path)
-        try db.execute("""
-            DROP TABLE key_packs;
+        try olderStore(version: 6, keys: """
             CREATE TABLE keys(
                 board TEXT NOT NULL, key TEXT NOT NULL, rev INTEGER NOT NULL, fingerprint INTEGER NOT NULL, at INTEGER NOT NULL);
             INSERT INTO keys VALUES('b', 'one', 1, 7, 1000), ('b', 'two', 2, -7, 1000), ('a', 'other', 5, 8, 1000),
                 ('b', 'void', -1, 0, 1000), ('b', 'three', 300, 9223372036854775807, 2000);
-            UPDATE meta SET value = '6' WHERE key = 'schema';
-            PRAGMA user_version = 6;
             """)
-        db.close()
         let store = try SQLiteStore(path: path, busyTimeoutMs: 100)
         #expect(store.upgradedSchema?.from == 6 && store.upgradedSchema?.to == SQLiteSchema.version)
         #expect(try store.loadKeys() == [StoredKey(board: "a", key: "other", rev: 5, fingerprint: 8, at: 1000),
