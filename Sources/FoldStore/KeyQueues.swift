@@ -1,16 +1,20 @@
 import FoldCore
 
 /// Where each kept key is, per board, in the order written: which row of
-/// `key_packs` holds it (`KeyPack`: a board's keys of one commit), and how
-/// many kept keys each pack still holds. A pack is deleted, by rowid, when
-/// its last key goes: the oldest first when the hub forgets them past its
-/// count bound, and from the front while past both the age and the history
-/// bound (a key's time and rev grow with its place). Built from the table
-/// at the first read or commit.
+/// `key_commits` holds it (`KeyPack`: every board's keys of one commit), and
+/// how many kept keys each row still holds. A row is deleted, by rowid,
+/// when its last key goes: the oldest first when the hub forgets them past
+/// its count bound, and from the front while past both the age and the
+/// history bound (a key's time and rev grow with its place). A board that
+/// goes quiet keeps its last keys, and they would keep their rows and every
+/// other board's dead keys in them: once the rows hold more dead keys than
+/// live ones (and `slack` more), the oldest rows that are at least half dead
+/// are rewritten (`compactable`, `moved`), so the table stays within twice
+/// the keys kept. Built from the table at the first read or commit.
 struct KeyQueues {
     struct Row: Equatable {
-        /// The rowid of the pack that holds the key.
-        let pack: Int
+        /// The rowid of the row that holds the key.
+        var pack: Int
         /// The key's `PackedKey.hash`: the hub forgets a board's keys oldest
         /// first, so the first row with the hash is the one.
         let hash: UInt64
@@ -18,24 +22,55 @@ struct KeyQueues {
         let at: Int
     }
 
+    private struct Pack {
+        var live: Int
+        var written: Int
+    }
+
+    /// Dead keys tolerated beyond as many as are live before rows are rewritten.
+    static let slack = 4096
+
     private var queues: [String: [Row]] = [:]
     /// The first live row of each board's queue (rows before it are gone).
     private var heads: [String: Int] = [:]
-    /// Kept keys per pack; a pack leaves when its count reaches 0.
-    private var live: [Int: Int] = [:]
+    /// Kept and written keys per row; a row leaves when none is kept.
+    private var rows: [Int: Pack] = [:]
+    /// Rowids in the order written (some gone), from `orderHead`.
+    private var order: [Int] = []
+    private var orderHead = 0
+    private(set) var liveKeys = 0
+    /// The keys the rows were written with, dead or alive.
+    private(set) var storedKeys = 0
 
-    var count: Int { queues.reduce(0) { $0 + $1.value.count - (heads[$1.key] ?? 0) } }
-    var packs: Int { live.count }
+    var count: Int { liveKeys }
+    var packs: Int { rows.count }
 
-    /// The keys of pack `pack`, all of `board`, oldest first.
-    mutating func wrote(board: String, _ rows: [Row]) {
-        guard let pack = rows.first?.pack else { return }
-        queues[board, default: []].append(contentsOf: rows)
-        live[pack, default: 0] += rows.count
+    /// Rows of keys of `board` (in the order written), each in its `pack`.
+    mutating func wrote(board: String, _ keys: [Row]) {
+        guard !keys.isEmpty else { return }
+        queues[board, default: []].append(contentsOf: keys)
+        var i = 0
+        while i < keys.count {
+            var j = i + 1
+            while j < keys.count && keys[j].pack == keys[i].pack { j += 1 }
+            add(keys[i].pack, j - i)
+            i = j
+        }
+    }
+
+    private mutating func add(_ pack: Int, _ n: Int) {
+        if rows[pack] == nil {
+            rows[pack] = Pack(live: 0, written: 0)
+            order.append(pack)
+        }
+        rows[pack]!.live += n
+        rows[pack]!.written += n
+        liveKeys += n
+        storedKeys += n
     }
 
     /// `key`, which the hub forgot (its oldest, so at the front), leaves;
-    /// returns its pack's rowid when that was the pack's last key.
+    /// returns its row's rowid when that was the row's last key.
     mutating func forget(board: String, key: PackedKey) -> Int? {
         guard let queue = queues[board] else { return nil }
         let head = heads[board] ?? 0
@@ -50,7 +85,7 @@ struct KeyQueues {
     }
 
     /// The rows at the front older than `cutoff` with a rev at most `maxRev`
-    /// (a void key, rev -1, goes by its age alone) leave; returns the packs
+    /// (a void key, rev -1, goes by its age alone) leave; returns the rows
     /// they emptied.
     mutating func prune(board: String, olderThan cutoff: Int, maxRev: Int) -> [Int] {
         guard let queue = queues[board] else { return [] }
@@ -64,24 +99,72 @@ struct KeyQueues {
         return emptied
     }
 
-    /// Every pack of `board`, which is gone; returns them to delete.
+    /// Every key of `board`, which is gone; returns the rows emptied.
     mutating func drop(board: String) -> [Int] {
-        var packs: [Int] = []
+        var emptied: [Int] = []
         for row in queues[board]?[(heads[board] ?? 0)...] ?? [] {
-            if live.removeValue(forKey: row.pack) != nil { packs.append(row.pack) }
+            if let pack = release(row.pack) { emptied.append(pack) }
         }
         queues[board] = nil
         heads[board] = nil
-        return packs
+        return emptied
+    }
+
+    /// The oldest rows at most half alive, at most `limit` of them, while the
+    /// table holds more dead keys than live ones and `slack`; none otherwise.
+    mutating func compactable(limit: Int, slack: Int = Self.slack) -> [Int] {
+        guard storedKeys - liveKeys > liveKeys + slack else { return [] }
+        while orderHead < order.count, rows[order[orderHead]] == nil { orderHead += 1 }
+        if orderHead > 64 && orderHead * 2 > order.count {
+            order.removeFirst(orderHead)
+            orderHead = 0
+        }
+        // Gone rows behind a long-lived one at the front are filtered out now and then.
+        if order.count - orderHead > 2 * rows.count + 64 {
+            order = order[orderHead...].filter { rows[$0] != nil }
+            orderHead = 0
+        }
+        var out: [Int] = []
+        for pack in order[orderHead...] {
+            guard out.count < limit else { break }
+            if let p = rows[pack], p.live * 2 <= p.written { out.append(pack) }
+        }
+        return out
+    }
+
+    /// The place in `board`'s queue of its live key with `hash` in row
+    /// `pack`, other than those in `taken`.
+    func place(board: String, pack: Int, hash: UInt64, besides taken: Set<Int>) -> Int? {
+        guard let queue = queues[board] else { return nil }
+        return queue[(heads[board] ?? 0)...].indices.first { queue[$0].pack == pack && queue[$0].hash == hash && !taken.contains($0) }
+    }
+
+    /// The live keys of row `old` (their places per board) now stand in row
+    /// `new`, written with them; `old` is gone.
+    mutating func moved(from old: Int, _ places: [String: [Int]], to new: Int) {
+        if let p = rows.removeValue(forKey: old) {
+            liveKeys -= p.live
+            storedKeys -= p.written
+        }
+        var n = 0
+        for (board, indices) in places {
+            for i in indices { queues[board]![i].pack = new }
+            n += indices.count
+        }
+        guard n > 0 else { return }
+        add(new, n)
     }
 
     private mutating func release(_ pack: Int) -> Int? {
-        guard let n = live[pack] else { return nil }
-        if n > 1 {
-            live[pack] = n - 1
+        guard var p = rows[pack] else { return nil }
+        liveKeys -= 1
+        p.live -= 1
+        if p.live > 0 {
+            rows[pack] = p
             return nil
         }
-        live[pack] = nil
+        rows[pack] = nil
+        storedKeys -= p.written
         return pack
     }
 

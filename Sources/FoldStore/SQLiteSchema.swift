@@ -5,14 +5,14 @@ import FoldCore
 /// written by a newer release is refused rather than misread.
 enum SQLiteSchema {
     /// The version this binary writes and understands.
-    static let version = 7
+    static let version = 8
 
     /// A fresh store, at `version`.
     static let create = """
         CREATE TABLE boards(
             name TEXT PRIMARY KEY, epoch TEXT NOT NULL, rev INTEGER NOT NULL, state BLOB NOT NULL);
         \(log)
-        \(keyPacks)
+        \(keyCommits)
         CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
         INSERT INTO meta(key, value) VALUES('schema', '\(version)');
         """
@@ -27,13 +27,19 @@ enum SQLiteSchema {
         CREATE TABLE journal(seq INTEGER PRIMARY KEY, runs BLOB NOT NULL);
         """
 
-    /// Accepted actions' keys (`StoredKey`), a row a board a commit
-    /// (`KeyPack`), in the order written: a rowid table with no index, so a
-    /// commit's packs go together at its end (a table clustered by board put
-    /// each board's on a page of its own: as many pages to the WAL as boards
-    /// in the commit). Rows are deleted by rowid once every key in them is
-    /// forgotten (`KeyQueues`); a key is looked up only in memory, loaded at
-    /// start. `count`: the keys the pack was written with.
+    /// Accepted actions' keys (`StoredKey`), a row a commit (`KeyPack`:
+    /// every board's keys of the commit), in the order written: a rowid
+    /// table with no index, so a commit appends one row at the table's end
+    /// (a row a board cost SQLite's per-row work as many times as boards in
+    /// the commit). Rows are deleted by rowid once every key in them is
+    /// forgotten, or rewritten when mostly dead (`KeyQueues`); a key is
+    /// looked up only in memory, loaded at start. `count`: the keys the row
+    /// was written with.
+    static let keyCommits = """
+        CREATE TABLE key_commits(count INTEGER NOT NULL, keys BLOB NOT NULL);
+        """
+
+    /// Version 7's: a row a board a commit, its keys without a group's head.
     static let keyPacks = """
         CREATE TABLE key_packs(board TEXT NOT NULL, at INTEGER NOT NULL, count INTEGER NOT NULL, keys BLOB NOT NULL);
         """
@@ -72,7 +78,30 @@ enum SQLiteSchema {
         5: keysByRowid + "UPDATE meta SET value = '6' WHERE key = 'schema';",
         // The keys move into packs (`packsFromRows`, after this).
         6: keyPacks + "UPDATE meta SET value = '7' WHERE key = 'schema';",
+        // A row a board becomes a row of one group (`commitsFromPacks`, after this).
+        7: keyCommits + "UPDATE meta SET value = '8' WHERE key = 'schema';",
     ]
+
+    /// Upgrade step 7's second half: each row of `key_packs` into a row of
+    /// `key_commits` holding one group, the pack's keys after the group's
+    /// head (the keys' encoding is the same); then the table goes.
+    static func commitsFromPacks(_ db: SQLiteDatabase) throws(StoreError) {
+        let rows = try db.prepare("SELECT board, at, count, keys FROM key_packs ORDER BY rowid")
+        let insert = try db.prepare("INSERT INTO key_commits(count, keys) VALUES(?1, ?2)")
+        var out: [UInt8] = []
+        while try rows.step() {
+            let keys = rows.blob(3)
+            guard let entries = KeyPack.decodeEntries(keys) else { throw StoreError("key pack of board '\(rows.text(0))' is unreadable") }
+            out.removeAll(keepingCapacity: true)
+            KeyPack.appendGroup(board: rows.text(0), at: rows.int(1), count: entries.count, to: &out)
+            out.append(contentsOf: keys)
+            insert.reset()
+            try insert.bind(1, entries.count)
+            try insert.run(binding: out, at: 2)
+        }
+        rows.reset()
+        try db.execute("DROP TABLE key_packs")
+    }
 
     /// Upgrade step 6's second half: the rows of `keys`, in the order
     /// written, into packs of a board's consecutive rows of one commit time;
@@ -147,6 +176,7 @@ enum SQLiteSchema {
                     try db.execute(upgrades[v]!)
                     if v == 3 { try runsFromRows(db) }
                     if v == 6 { try packsFromRows(db) }
+                    if v == 7 { try commitsFromPacks(db) }
                 }
             }
             try db.execute("PRAGMA user_version = \(version)")

@@ -249,17 +249,28 @@ public final class SQLiteStore: BoardStore, @unchecked Sendable {
         }
     }
 
-    /// The batch's keys, a pack (`KeyPack`) a board; the packs the keys the
-    /// hub forgot emptied; and every 64 revs the packs of a board's keys past
-    /// both bounds (older than `keyKeepMs` and below its last `historyLimit`
-    /// revs). Each delete goes by rowid.
+    /// The batch's keys, every board's in one row of `key_commits`
+    /// (`KeyPack`); the rows the keys the hub forgot emptied; every 64 revs
+    /// a board's keys past both bounds (older than `keyKeepMs` and below its
+    /// last `historyLimit` revs); and the live keys of the oldest rows that
+    /// are mostly dead, moved into this commit's row (`KeyQueues`). Each
+    /// delete goes by rowid.
     private func writeKeys(_ batch: CommitBatch, _ sql: SQLiteStatements) throws(StoreError) {
         if keyRows == nil { _ = try readKeys(sql) }
         for k in batch.forgottenKeys {
             if let pack = keyRows!.forget(board: k.board, key: k.packed) { try deletePack(pack, sql) }
         }
         let keys = batch.keys
-        guard !keys.isEmpty else { return }
+        // Pruned when a board's keys pass a multiple of 64 revs, not on every commit.
+        var newest: [String: Int] = [:]
+        for k in keys where k.rev > 0 && k.rev % 64 == 0 { newest[k.board] = max(newest[k.board] ?? 0, k.rev) }
+        for (board, rev) in newest {
+            for pack in keyRows!.prune(board: board, olderThan: batch.now &- batch.keyKeepMs, maxRev: rev - batch.historyLimit) {
+                try deletePack(pack, sql)
+            }
+        }
+        packBuffer.removeAll(keepingCapacity: true)
+        var count = 0
         // The boards in the order their first key came, each with its keys' places.
         var places: [[Int]] = []
         var group: [String: Int] = [:]
@@ -278,35 +289,71 @@ public final class SQLiteStore: BoardStore, @unchecked Sendable {
             }
             places[lastGroup].append(i)
         }
-        var newest: [String: Int] = [:]
-        let s = sql.insertPack
         for indices in places {
-            let board = keys[indices[0]].board
-            let at = keys[indices[0]].at == 0 ? batch.now : keys[indices[0]].at
-            packBuffer.removeAll(keepingCapacity: true)
+            let first = keys[indices[0]]
+            KeyPack.appendGroup(board: first.board, at: first.at == 0 ? batch.now : first.at, count: indices.count, to: &packBuffer)
             for i in indices { KeyPack.append(keys[i].packed, rev: keys[i].rev, fingerprint: keys[i].fingerprint, to: &packBuffer) }
-            s.reset()
-            try s.bind(1, board)
-            try s.bind(2, at)
-            try s.bind(3, indices.count)
-            try s.run(binding: packBuffer, at: 4)
-            let pack = Int(sqlite3_last_insert_rowid(db.handle))
-            var rows: [KeyQueues.Row] = []
-            rows.reserveCapacity(indices.count)
-            for i in indices {
-                let k = keys[i]
-                rows.append(.init(pack: pack, hash: k.packed.hash, rev: k.rev, at: at))
-                // Pruned when a board's keys pass a multiple of 64 revs, not on every commit.
-                if k.rev > 0 && k.rev % 64 == 0 { newest[board] = max(newest[board] ?? 0, k.rev) }
-            }
-            keyRows!.wrote(board: board, rows)
+            count += indices.count
         }
-        for (board, rev) in newest {
-            for pack in keyRows!.prune(board: board, olderThan: batch.now &- batch.keyKeepMs, maxRev: rev - batch.historyLimit) {
-                try deletePack(pack, sql)
+        let moves = try compact(sql, count: &count)
+        guard count > 0 else {
+            for m in moves {
+                keyRows!.moved(from: m.old, [:], to: 0)
+                try deletePack(m.old, sql)
             }
+            return
+        }
+        let s = sql.insertPack
+        s.reset()
+        try s.bind(1, count)
+        try s.run(binding: packBuffer, at: 2)
+        let pack = Int(sqlite3_last_insert_rowid(db.handle))
+        for indices in places {
+            let first = keys[indices[0]]
+            let at = first.at == 0 ? batch.now : first.at
+            keyRows!.wrote(board: first.board, indices.map { .init(pack: pack, hash: keys[$0].packed.hash, rev: keys[$0].rev, at: at) })
+        }
+        for m in moves {
+            keyRows!.moved(from: m.old, m.places, to: pack)
+            try deletePack(m.old, sql)
         }
     }
+
+    /// The live keys of the rows `KeyQueues.compactable` names, appended to
+    /// this commit's row in `packBuffer` (each group with its own time);
+    /// returns the rows to delete and where their keys stand in the queues.
+    private func compact(_ sql: SQLiteStatements, count: inout Int) throws(StoreError) -> [(old: Int, places: [String: [Int]])] {
+        var moves: [(old: Int, places: [String: [Int]])] = []
+        for old in keyRows!.compactable(limit: 8, slack: keySlack) {
+            let s = sql.selectPack
+            s.reset()
+            defer { s.reset() }
+            try s.bind(1, old)
+            guard try s.step() else { continue }
+            guard let groups = KeyPack.decode(s.blob(0)) else { throw StoreError("key row \(old) is unreadable") }
+            s.reset()
+            var placed: [String: [Int]] = [:]
+            for g in groups {
+                var taken = Set(placed[g.board] ?? [])
+                var kept: [KeyPack.Entry] = []
+                for e in g.entries {
+                    guard let i = keyRows!.place(board: g.board, pack: old, hash: e.key.hash, besides: taken) else { continue }
+                    taken.insert(i)
+                    placed[g.board, default: []].append(i)
+                    kept.append(e)
+                }
+                guard !kept.isEmpty else { continue }
+                KeyPack.appendGroup(board: g.board, at: g.at, count: kept.count, to: &packBuffer)
+                for e in kept { KeyPack.append(e.key, rev: e.rev, fingerprint: e.fingerprint, to: &packBuffer) }
+                count += kept.count
+            }
+            moves.append((old, placed))
+        }
+        return moves
+    }
+
+    /// Dead keys tolerated in `key_commits` beyond as many as are live (`KeyQueues.compactable`).
+    var keySlack = KeyQueues.slack
 
     /// Where a pack is encoded: kept between commits.
     private var packBuffer: [UInt8] = []
@@ -332,17 +379,26 @@ public final class SQLiteStore: BoardStore, @unchecked Sendable {
         let s = sql.selectPacks
         s.reset()
         defer { s.reset() }
-        var rows = KeyQueues()
-        var out: [StoredKey] = []
+        var found: [(key: StoredKey, pack: Int)] = []
         while try s.step() {
-            let pack = s.int(0), board = s.text(1), at = s.int(2)
-            guard let entries = KeyPack.decode(s.blob(3)) else { throw StoreError("key pack \(pack) of board '\(board)' is unreadable") }
-            rows.wrote(board: board, entries.map { .init(pack: pack, hash: $0.key.hash, rev: $0.rev, at: at) })
-            for e in entries { out.append(StoredKey(board: board, packed: e.key, rev: e.rev, fingerprint: e.fingerprint, at: at)) }
+            let pack = s.int(0)
+            guard let groups = KeyPack.decode(s.blob(1)) else { throw StoreError("key row \(pack) is unreadable") }
+            for g in groups {
+                for e in g.entries { found.append((StoredKey(board: g.board, packed: e.key, rev: e.rev, fingerprint: e.fingerprint, at: g.at), pack)) }
+            }
+        }
+        // A board's keys oldest first: a key moved to a later row kept its time. Stable: those of one time stay in the order written.
+        let sorted = found.enumerated().sorted { ($0.element.key.board, $0.element.key.at, $0.offset) < ($1.element.key.board, $1.element.key.at, $1.offset) }.map(\.element)
+        var rows = KeyQueues()
+        var i = 0
+        while i < sorted.count {
+            var j = i
+            while j < sorted.count && sorted[j].key.board == sorted[i].key.board { j += 1 }
+            rows.wrote(board: sorted[i].key.board, sorted[i..<j].map { .init(pack: $0.pack, hash: $0.key.packed.hash, rev: $0.key.rev, at: $0.key.at) })
+            i = j
         }
         keyRows = rows
-        // Stable: a board's keys stay in the order written.
-        return out.enumerated().sorted { ($0.element.board, $0.offset) < ($1.element.board, $1.offset) }.map(\.element)
+        return sorted.map(\.key)
     }
 
     /// Where a journal row is encoded: kept between commits, so it is not a fresh allocation each time.
@@ -423,7 +479,7 @@ public final class SQLiteStore: BoardStore, @unchecked Sendable {
 /// (a connection with live statements cannot close).
 final class SQLiteStatements {
     let upsertBoard, deleteBoard, deleteChunks, deleteChunk, chunksFrom, insertJournal, dropJournal: SQLiteStatement
-    let insertPack, deletePack, selectPacks: SQLiteStatement
+    let insertPack, deletePack, selectPack, selectPacks: SQLiteStatement
     let chunks: SQLiteChunkWriter
     let selectBoards: SQLiteStatement
     let history: SQLiteHistoryStatements
@@ -447,9 +503,10 @@ final class SQLiteStatements {
         dropJournal = try db.prepare("DELETE FROM journal WHERE seq < ?1")
         selectBoards = try db.prepare("SELECT name, epoch, rev, state FROM boards ORDER BY name")
         // A key is written once; a repeat of a key is answered by the hub and never reaches the store.
-        insertPack = try db.prepare("INSERT INTO key_packs(board, at, count, keys) VALUES(?1, ?2, ?3, ?4)")
-        deletePack = try db.prepare("DELETE FROM key_packs WHERE rowid = ?1")
-        selectPacks = try db.prepare("SELECT rowid, board, at, keys FROM key_packs ORDER BY rowid")
+        insertPack = try db.prepare("INSERT INTO key_commits(count, keys) VALUES(?1, ?2)")
+        deletePack = try db.prepare("DELETE FROM key_commits WHERE rowid = ?1")
+        selectPack = try db.prepare("SELECT keys FROM key_commits WHERE rowid = ?1")
+        selectPacks = try db.prepare("SELECT rowid, keys FROM key_commits ORDER BY rowid")
         history = try SQLiteHistoryStatements(db, staged: staged)
     }
 }

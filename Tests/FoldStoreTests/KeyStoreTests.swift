@@ -57,7 +57,7 @@ import Testing
         try SQLiteStore(path: path, busyTimeoutMs: 100).close()
         let db = try SQLiteDatabase(path: path)
         defer { db.close() }
-        try db.execute("DROP TABLE key_packs;\n" + keys + "UPDATE meta SET value = '\(version)' WHERE key = 'schema'; PRAGMA user_version = \(version);")
+        try db.execute("DROP TABLE key_commits;\n" + keys + "UPDATE meta SET value = '\(version)' WHERE key = 'schema'; PRAGMA user_version = \(version);")
     }
 
     /// A schema-5 store (keys filed by board, rev and key) comes up with its
@@ -98,23 +98,61 @@ import Testing
                                          StoredKey(board: "b", key: "void", rev: -1, fingerprint: 0, at: 1000),
                                          StoredKey(board: "b", key: "three", rev: 300, fingerprint: .max, at: 2000)])
         store.close()
-        #expect(try packs() == [["one", "two"], ["other"], ["void"], ["three"]])
+        #expect(try rows() == [["b": ["one", "two"]], ["a": ["other"]], ["b": ["void"]], ["b": ["three"]]])
     }
 
-    /// The keys of each pack, in rowid order.
-    func packs() throws -> [[String]] {
+    /// A schema-7 store (a row a board a commit) comes up with each pack a
+    /// row of one group: every key, rev, void key, fingerprint and time as it was.
+    @Test func aSchemaSevenStoreKeepsItsKeysInRows() throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var b: [UInt8] = [], a: [UInt8] = []
+        KeyPack.append(PackedKey("one"), rev: 1, fingerprint: 7, to: &b)
+        KeyPack.append(PackedKey("void"), rev: -1, fingerprint: .min, to: &b)
+        KeyPack.append(PackedKey("other"), rev: 300, fingerprint: .max, to: &a)
+        let hex = { (bytes: [UInt8]) in bytes.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined() }
+        try olderStore(version: 7, keys: SQLiteSchema.keyPacks + """
+            INSERT INTO key_packs VALUES('b', 1000, 2, x'\(hex(b))'), ('a', 2000, 1, x'\(hex(a))');
+            """)
+        let store = try SQLiteStore(path: path, busyTimeoutMs: 100)
+        #expect(store.upgradedSchema?.from == 7 && store.upgradedSchema?.to == SQLiteSchema.version)
+        #expect(try store.loadKeys() == [StoredKey(board: "a", key: "other", rev: 300, fingerprint: .max, at: 2000),
+                                         StoredKey(board: "b", key: "one", rev: 1, fingerprint: 7, at: 1000),
+                                         StoredKey(board: "b", key: "void", rev: -1, fingerprint: .min, at: 1000)])
+        var forget = batch(2, keys: [], now: 3_000)
+        forget.forgottenKeys = [KeyName(board: "a", key: "other", rev: 300)]
+        try store.commit(forget)
+        store.close()
+        #expect(try rows() == [["b": ["one", "void"]]], "a's row went with its key")
+    }
+
+    /// The keys of each row of `key_commits`, in rowid order, by board.
+    func rows() throws -> [[String: [String]]] {
         let db = try SQLiteDatabase(path: path)
         defer { db.close() }
-        let rows = try db.prepare("SELECT keys FROM key_packs ORDER BY rowid")
+        let rows = try db.prepare("SELECT keys FROM key_commits ORDER BY rowid")
         defer { rows.reset() }
-        var out: [[String]] = []
-        while try rows.step() { out.append(try #require(KeyPack.decode(rows.blob(0))).map(\.key.string)) }
+        var out: [[String: [String]]] = []
+        while try rows.step() {
+            var row: [String: [String]] = [:]
+            for g in try #require(KeyPack.decode(rows.blob(0))) { row[g.board, default: []] += g.entries.map(\.key.string) }
+            out.append(row)
+        }
         return out
     }
 
-    /// A commit writes a pack a board, at the end of the table whatever the
-    /// boards: one commit's packs have consecutive rowids.
-    @Test func aCommitsKeysAreWrittenTogether() throws {
+    /// How many rows `key_commits` has, and the keys they were written with.
+    func stored() throws -> (rows: Int, keys: Int) {
+        let db = try SQLiteDatabase(path: path)
+        defer { db.close() }
+        let s = try db.prepare("SELECT count(*), coalesce(sum(count), 0) FROM key_commits")
+        defer { s.reset() }
+        _ = try s.step()
+        return (s.int(0), s.int(1))
+    }
+
+    /// A commit writes one row, every board's keys in it, in the order
+    /// their boards' first keys came.
+    @Test func aCommitsKeysAreOneRow() throws {
         defer { try? FileManager.default.removeItem(at: directory) }
         let store = try SQLiteStore(path: path, busyTimeoutMs: 100)
         for round in 1...3 {
@@ -127,18 +165,70 @@ import Testing
         }
         store.close()
         let db = try SQLiteDatabase(path: path)
-        let rows = try db.prepare("SELECT rowid, board FROM key_packs ORDER BY rowid")
-        var boards: [String] = []
-        var rowids: [Int] = []
-        while try rows.step() {
-            rowids.append(rows.int(0))
-            boards.append(rows.text(1))
-        }
-        rows.reset()
+        let s = try db.prepare("SELECT keys FROM key_commits ORDER BY rowid")
+        var order: [[String]] = []
+        while try s.step() { order.append(try #require(KeyPack.decode(s.blob(0))).map(\.board)) }
+        s.reset()
         db.close()
-        #expect(boards == (1...3).flatMap { _ in (0..<20).map { "b\($0)" } })
-        #expect(rowids == Array(rowids.first!..<(rowids.first! + 60)))
-        #expect(try packs() == (1...3).flatMap { r in (0..<20).map { ["k\(r)-\($0)", "k\(r)-\($0 + 20)"] } })
+        #expect(order == (1...3).map { _ in (0..<20).map { "b\($0)" } })
+        #expect(try rows() == (1...3).map { r in Dictionary(uniqueKeysWithValues: (0..<20).map { ("b\($0)", ["k\(r)-\($0)", "k\(r)-\($0 + 20)"]) }) })
+    }
+
+    /// A board gone quiet keeps its keys, but not the rows around them: once
+    /// the table holds more dead keys than live ones (and the slack), the
+    /// live keys of the oldest mostly dead rows move into a new row with
+    /// their times, and the store stays within twice the keys kept. They
+    /// are still there after a reopen, in their place.
+    @Test func aQuietBoardsKeysDoNotPinTheirRows() throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = try SQLiteStore(path: path, busyTimeoutMs: 100)
+        store.keySlack = 0
+        let busy = 64, rounds = 400, cap = 10, quiet = 30
+        var forgotten: [KeyName] = []
+        var kept: [[String]] = Array(repeating: [], count: busy)
+        func round(_ r: Int) throws {
+            var b = CommitBatch(historyLimit: 100, now: r)
+            b.keyKeepMs = 1
+            b.boards = (0..<busy).map { StoredBoard(name: "b\($0)", epoch: "e", rev: r, state: Array("{}".utf8)) }
+            b.changes = (0..<busy).map { StoredChange(board: "b\($0)", rev: r, ops: Array("[]".utf8)) }
+            b.keys = (0..<busy).map { StoredKey(board: "b\($0)", key: "k\(r)-\($0)", rev: r, fingerprint: 1) }
+            if r <= quiet { b.keys.append(StoredKey(board: "quiet", key: "q\(r)", rev: r, fingerprint: 2)) }
+            b.forgottenKeys = forgotten
+            forgotten = []
+            // The hub keeps `cap` keys a busy board and forgets the oldest.
+            for i in 0..<busy {
+                kept[i].append("k\(r)-\(i)")
+                if kept[i].count > cap { forgotten.append(KeyName(board: "b\(i)", key: kept[i].removeFirst(), rev: 0)) }
+            }
+            try store.commit(b)
+        }
+        for r in 1...rounds { try round(r) }
+        // Kept: `cap` keys a busy board, the last commit's forgotten ones (forgotten at the next), the quiet board's.
+        let live = busy * cap + busy + quiet
+        let (rowCount, keys) = try stored()
+        // Without the rewrite: 30 rows of 65 pinned by one key each, 2,600 keys in all.
+        #expect(keys <= 2 * live + busy, "\(keys) keys in \(rowCount) rows for \(live) live")
+        // Read from the file: `loadKeys` would build the store's bookkeeping again, as at a start.
+        let db = try SQLiteDatabase(path: path)
+        let s = try db.prepare("SELECT keys FROM key_commits ORDER BY rowid")
+        var quietKeys: [String: Int] = [:]
+        while try s.step() {
+            for g in try #require(KeyPack.decode(s.blob(0))) where g.board == "quiet" { for e in g.entries { quietKeys[e.key.string] = g.at } }
+        }
+        s.reset()
+        db.close()
+        #expect(quietKeys == Dictionary(uniqueKeysWithValues: (1...quiet).map { ("q\($0)", $0) }), "moved keys keep their times")
+        // Forgetting moved keys empties their rows once the busy keys beside them are forgotten too.
+        forgotten += (1...quiet).map { KeyName(board: "quiet", key: "q\($0)", rev: $0) }
+        for r in rounds + 1...rounds + 2 * cap + 1 { try round(r) }
+        #expect(try rows().allSatisfy { $0["quiet"] == nil }, "every row the quiet keys stood in is gone or rewritten")
+        store.close()
+        let reopened = try SQLiteStore(path: path, busyTimeoutMs: 100)
+        let again = try reopened.loadKeys()
+        #expect(again.filter { $0.board == "quiet" }.isEmpty)
+        // A row still kept may also hold keys forgotten since: they come back older than the kept ones, and the hub keeps the newest.
+        #expect(again.filter { $0.board == "b0" }.suffix(cap + 1).map(\.key) == (rounds + cap + 1...rounds + 2 * cap + 1).map { "k\($0)-0" })
+        reopened.close()
     }
 
     /// A pack stays while any of its keys is kept, and goes with the last.
@@ -150,10 +240,10 @@ import Testing
         var forget = batch(3, keys: [], now: 3_000)
         forget.forgottenKeys = [KeyName(board: "b", key: "a", rev: 1), KeyName(board: "b", key: "b", rev: 1)]
         try store.commit(forget)
-        #expect(try packs() == [["a", "b", "c"], ["d"]], "c still kept: its pack stays")
+        #expect(try rows() == [["b": ["a", "b", "c"]], ["b": ["d"]]], "c still kept: its row stays")
         forget.forgottenKeys = [KeyName(board: "b", key: "c", rev: 1)]
         try store.commit(forget)
-        #expect(try packs() == [["d"]])
+        #expect(try rows() == [["b": ["d"]]])
         store.close()
         let reopened = try SQLiteStore(path: path, busyTimeoutMs: 100)
         #expect(try reopened.loadKeys().map(\.key) == ["d"])
@@ -186,5 +276,28 @@ import Testing
         #expect(q.count == 40)
         #expect(q.drop(board: "b") == [7, 8, 9, 10])
         #expect(q.count == 0 && q.packs == 0)
+    }
+
+    /// Rows at most half alive are offered for a rewrite, oldest first, once
+    /// the dead keys pass the live ones and the slack; a moved key is
+    /// forgotten from its new row.
+    @Test func mostlyDeadRowsAreOfferedOldestFirstOnceTheDeadPassTheLive() {
+        var q = KeyQueues()
+        // Rows 1...4: ten keys of "b" and one of "quiet" each.
+        for p in 1...4 {
+            q.wrote(board: "b", rows(p, (10 * p + 1)...(10 * p + 10), at: p))
+            q.wrote(board: "quiet", [.init(pack: p, hash: PackedKey("q\(p)").hash, rev: p, at: p)])
+        }
+        #expect(q.compactable(limit: 8, slack: 0).isEmpty, "nothing dead")
+        // Rows 1...3 keep only their quiet key: 30 dead, 14 live.
+        for r in 11...40 { _ = q.forget(board: "b", key: PackedKey("k\(r)")) }
+        #expect(q.compactable(limit: 8, slack: 0) == [1, 2, 3])
+        #expect(q.compactable(limit: 2, slack: 0) == [1, 2])
+        #expect(q.compactable(limit: 8, slack: 100).isEmpty, "within the slack")
+        let place = q.place(board: "quiet", pack: 1, hash: PackedKey("q1").hash, besides: [])
+        #expect(place == 0)
+        q.moved(from: 1, ["quiet": [0]], to: 9)
+        #expect(q.count == 14 && q.packs == 4)
+        #expect(q.forget(board: "quiet", key: PackedKey("q1")) == 9)
     }
 }

@@ -49,12 +49,12 @@ one() {
     kill -TERM "$pid"; wait "$pid" 2>/dev/null || true; pid=""
 }
 
-# key_bytes: the store's bytes per kept key (the key_packs table's pages over the keys
+# key_bytes: the store's bytes per kept key (the key_commits table's pages over the keys
 # its packs hold, SQLite's dbstat) in the database the last run left.
 key_bytes() {
     command -v sqlite3 >/dev/null || { echo "key_bytes needs the sqlite3 command (apt-get install sqlite3)" >&2; exit 1; }
     local line
-    line="$(sqlite3 -separator ' ' "$dir/db.sqlite" "SELECT (SELECT coalesce(sum(count), 0) FROM key_packs), (SELECT sum(pgsize) FROM dbstat WHERE name = 'key_packs');")"
+    line="$(sqlite3 -separator ' ' "$dir/db.sqlite" "SELECT (SELECT coalesce(sum(count), 0) FROM key_commits), (SELECT sum(pgsize) FROM dbstat WHERE name = 'key_commits');")"
     echo "{\"server\":\"current\",\"scenario\":\"key-bytes\",\"result\":{\"keys\":${line% *},\"bytes\":${line#* }}}" | tee -a "$out/keybytes.jsonl"
 }
 
@@ -107,6 +107,6 @@ if [[ -s "$out/keybytes.jsonl" ]]; then
 import json, statistics, sys
 rs = [json.loads(line)["result"] for line in open(sys.argv[1])]
 per = [r["bytes"] / r["keys"] for r in rs if r["keys"]]
-print(f"store bytes per kept key (SQLite key_packs table): median {statistics.median(per):.1f} over {len(per)} runs ({', '.join(str(r['keys']) for r in rs)} keys)")
+print(f"store bytes per kept key (SQLite key_commits table): median {statistics.median(per):.1f} over {len(per)} runs ({', '.join(str(r['keys']) for r in rs)} keys)")
 PY
 fi
