@@ -12,9 +12,9 @@ import FoldCore
 /// are rewritten (`compactable`, `moved`), so the table stays within twice
 /// the keys kept. Built from the table at the first read or commit.
 struct KeyQueues {
-    struct Row: Equatable {
+    struct Key: Equatable {
         /// The rowid of the row that holds the key.
-        var pack: Int
+        var row: Int
         /// The key's `PackedKey.hash`: the hub forgets a board's keys oldest
         /// first, so the first row with the hash is the one.
         let hash: UInt64
@@ -22,7 +22,7 @@ struct KeyQueues {
         let at: Int
     }
 
-    private struct Pack {
+    private struct RowCount {
         var live: Int
         var written: Int
     }
@@ -30,41 +30,43 @@ struct KeyQueues {
     /// Dead keys tolerated beyond as many as are live before rows are rewritten.
     static let slack = 4096
 
-    private var queues: [String: [Row]] = [:]
+    private var queues: [String: [Key]] = [:]
     /// The first live row of each board's queue (rows before it are gone).
     private var heads: [String: Int] = [:]
     /// Kept and written keys per row; a row leaves when none is kept.
-    private var rows: [Int: Pack] = [:]
+    private var rows: [Int: RowCount] = [:]
     /// Rowids in the order written (some gone), from `orderHead`.
     private var order: [Int] = []
     private var orderHead = 0
+    /// Where `compactable` looks next.
+    private var scanAt = 0
     private(set) var liveKeys = 0
     /// The keys the rows were written with, dead or alive.
     private(set) var storedKeys = 0
 
     var count: Int { liveKeys }
-    var packs: Int { rows.count }
+    var rowCount: Int { rows.count }
 
-    /// Rows of keys of `board` (in the order written), each in its `pack`.
-    mutating func wrote(board: String, _ keys: [Row]) {
+    /// Keys of `board` (in the order written), each in its `row`.
+    mutating func wrote(board: String, _ keys: [Key]) {
         guard !keys.isEmpty else { return }
         queues[board, default: []].append(contentsOf: keys)
         var i = 0
         while i < keys.count {
             var j = i + 1
-            while j < keys.count && keys[j].pack == keys[i].pack { j += 1 }
-            add(keys[i].pack, j - i)
+            while j < keys.count && keys[j].row == keys[i].row { j += 1 }
+            add(keys[i].row, j - i)
             i = j
         }
     }
 
-    private mutating func add(_ pack: Int, _ n: Int) {
-        if rows[pack] == nil {
-            rows[pack] = Pack(live: 0, written: 0)
-            order.append(pack)
+    private mutating func add(_ row: Int, _ n: Int) {
+        if rows[row] == nil {
+            rows[row] = RowCount(live: 0, written: 0)
+            order.append(row)
         }
-        rows[pack]!.live += n
-        rows[pack]!.written += n
+        rows[row]!.live += n
+        rows[row]!.written += n
         liveKeys += n
         storedKeys += n
     }
@@ -75,16 +77,16 @@ struct KeyQueues {
         guard let queue = queues[board] else { return nil }
         let head = heads[board] ?? 0
         guard let i = queue[head...].firstIndex(where: { $0.hash == key.hash }) else { return nil }
-        let pack = queue[i].pack
+        let row = queue[i].row
         if i == head {
             advance(board, to: head + 1)
         } else {
             queues[board]!.remove(at: i)
         }
-        return release(pack)
+        return release(row)
     }
 
-    /// The rows at the front older than `cutoff` with a rev at most `maxRev`
+    /// The keys at the front older than `cutoff` with a rev at most `maxRev`
     /// (a void key, rev -1, goes by its age alone) leave; returns the rows
     /// they emptied.
     mutating func prune(board: String, olderThan cutoff: Int, maxRev: Int) -> [Int] {
@@ -92,7 +94,7 @@ struct KeyQueues {
         var i = heads[board] ?? 0
         var emptied: [Int] = []
         while i < queue.count, queue[i].at < cutoff, queue[i].rev <= maxRev {
-            if let pack = release(queue[i].pack) { emptied.append(pack) }
+            if let row = release(queue[i].row) { emptied.append(row) }
             i += 1
         }
         if i != heads[board] ?? 0 { advance(board, to: i) }
@@ -102,73 +104,90 @@ struct KeyQueues {
     /// Every key of `board`, which is gone; returns the rows emptied.
     mutating func drop(board: String) -> [Int] {
         var emptied: [Int] = []
-        for row in queues[board]?[(heads[board] ?? 0)...] ?? [] {
-            if let pack = release(row.pack) { emptied.append(pack) }
+        for key in queues[board]?[(heads[board] ?? 0)...] ?? [] {
+            if let row = release(key.row) { emptied.append(row) }
         }
         queues[board] = nil
         heads[board] = nil
         return emptied
     }
 
-    /// The oldest rows at most half alive, at most `limit` of them, while the
-    /// table holds more dead keys than live ones and `slack`; none otherwise.
+    /// Rows looked at per row offered by `compactable`: a commit's share of
+    /// the scan stays bounded however many rows are mostly alive.
+    static let scanPerRow = 32
+
+    /// Up to `limit` rows at most half alive, oldest first, while the table
+    /// holds more dead keys than live ones and `slack`; none otherwise. Each
+    /// call looks at no more than `limit * scanPerRow` rows, going on from
+    /// where the last call stopped and round to the oldest again at the end.
     mutating func compactable(limit: Int, slack: Int = Self.slack) -> [Int] {
         guard storedKeys - liveKeys > liveKeys + slack else { return [] }
         while orderHead < order.count, rows[order[orderHead]] == nil { orderHead += 1 }
         if orderHead > 64 && orderHead * 2 > order.count {
             order.removeFirst(orderHead)
+            scanAt = max(0, scanAt - orderHead)
             orderHead = 0
         }
         // Gone rows behind a long-lived one at the front are filtered out now and then.
         if order.count - orderHead > 2 * rows.count + 64 {
             order = order[orderHead...].filter { rows[$0] != nil }
             orderHead = 0
+            scanAt = 0
         }
         var out: [Int] = []
-        for pack in order[orderHead...] {
-            guard out.count < limit else { break }
-            if let p = rows[pack], p.live * 2 <= p.written { out.append(pack) }
+        var budget = min(limit * Self.scanPerRow, order.count - orderHead)
+        if scanAt < orderHead || scanAt >= order.count { scanAt = orderHead }
+        while budget > 0 && out.count < limit {
+            if let p = rows[order[scanAt]], p.live * 2 <= p.written { out.append(order[scanAt]) }
+            budget -= 1
+            scanAt += 1
+            if scanAt == order.count { scanAt = orderHead }
         }
         return out
     }
 
-    /// The place in `board`'s queue of its live key with `hash` in row
-    /// `pack`, other than those in `taken`.
-    func place(board: String, pack: Int, hash: UInt64, besides taken: Set<Int>) -> Int? {
-        guard let queue = queues[board] else { return nil }
-        return queue[(heads[board] ?? 0)...].indices.first { queue[$0].pack == pack && queue[$0].hash == hash && !taken.contains($0) }
+    /// Where in `board`'s queue its live keys in `row` stand, by hash, each
+    /// hash's places in the order written: one pass over the queue.
+    func places(board: String, row: Int) -> [UInt64: [Int]] {
+        guard let queue = queues[board] else { return [:] }
+        var out: [UInt64: [Int]] = [:]
+        for i in queue.indices[(heads[board] ?? 0)...] where queue[i].row == row {
+            out[queue[i].hash, default: []].append(i)
+        }
+        return out
     }
 
     /// The live keys of row `old` (their places per board) now stand in row
-    /// `new`, written with them; `old` is gone.
-    mutating func moved(from old: Int, _ places: [String: [Int]], to new: Int) {
+    /// `new`, written with them; `old` is gone. No `new` when none was live.
+    mutating func moved(from old: Int, _ places: [String: [Int]], to new: Int?) {
         if let p = rows.removeValue(forKey: old) {
             liveKeys -= p.live
             storedKeys -= p.written
         }
+        guard let new else { return }
         var n = 0
         for (board, indices) in places {
-            for i in indices { queues[board]![i].pack = new }
+            for i in indices { queues[board]![i].row = new }
             n += indices.count
         }
         guard n > 0 else { return }
         add(new, n)
     }
 
-    private mutating func release(_ pack: Int) -> Int? {
-        guard var p = rows[pack] else { return nil }
+    private mutating func release(_ row: Int) -> Int? {
+        guard var p = rows[row] else { return nil }
         liveKeys -= 1
         p.live -= 1
         if p.live > 0 {
-            rows[pack] = p
+            rows[row] = p
             return nil
         }
-        rows[pack] = nil
+        rows[row] = nil
         storedKeys -= p.written
-        return pack
+        return row
     }
 
-    /// Spent rows are compacted away once they are half the queue: amortised O(1) a row.
+    /// Spent keys are compacted away once they are half the queue: amortised O(1) a key.
     private mutating func advance(_ board: String, to head: Int) {
         if head > 32 && head * 2 > queues[board]!.count {
             queues[board]!.removeFirst(head)

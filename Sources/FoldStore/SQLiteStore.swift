@@ -258,18 +258,18 @@ public final class SQLiteStore: BoardStore, @unchecked Sendable {
     private func writeKeys(_ batch: CommitBatch, _ sql: SQLiteStatements) throws(StoreError) {
         if keyRows == nil { _ = try readKeys(sql) }
         for k in batch.forgottenKeys {
-            if let pack = keyRows!.forget(board: k.board, key: k.packed) { try deletePack(pack, sql) }
+            if let row = keyRows!.forget(board: k.board, key: k.packed) { try deleteKeyRow(row, sql) }
         }
         let keys = batch.keys
         // Pruned when a board's keys pass a multiple of 64 revs, not on every commit.
         var newest: [String: Int] = [:]
         for k in keys where k.rev > 0 && k.rev % 64 == 0 { newest[k.board] = max(newest[k.board] ?? 0, k.rev) }
         for (board, rev) in newest {
-            for pack in keyRows!.prune(board: board, olderThan: batch.now &- batch.keyKeepMs, maxRev: rev - batch.historyLimit) {
-                try deletePack(pack, sql)
+            for row in keyRows!.prune(board: board, olderThan: batch.now &- batch.keyKeepMs, maxRev: rev - batch.historyLimit) {
+                try deleteKeyRow(row, sql)
             }
         }
-        packBuffer.removeAll(keepingCapacity: true)
+        keyRowBuffer.removeAll(keepingCapacity: true)
         var count = 0
         // The boards in the order their first key came, each with its keys' places.
         var places: [[Int]] = []
@@ -291,41 +291,41 @@ public final class SQLiteStore: BoardStore, @unchecked Sendable {
         }
         for indices in places {
             let first = keys[indices[0]]
-            KeyPack.appendGroup(board: first.board, at: first.at == 0 ? batch.now : first.at, count: indices.count, to: &packBuffer)
-            for i in indices { KeyPack.append(keys[i].packed, rev: keys[i].rev, fingerprint: keys[i].fingerprint, to: &packBuffer) }
+            KeyPack.appendGroup(board: first.board, at: first.at == 0 ? batch.now : first.at, count: indices.count, to: &keyRowBuffer)
+            for i in indices { KeyPack.append(keys[i].packed, rev: keys[i].rev, fingerprint: keys[i].fingerprint, to: &keyRowBuffer) }
             count += indices.count
         }
         let moves = try compact(sql, count: &count)
         guard count > 0 else {
             for m in moves {
-                keyRows!.moved(from: m.old, [:], to: 0)
-                try deletePack(m.old, sql)
+                keyRows!.moved(from: m.old, [:], to: nil)
+                try deleteKeyRow(m.old, sql)
             }
             return
         }
-        let s = sql.insertPack
+        let s = sql.insertKeyRow
         s.reset()
         try s.bind(1, count)
-        try s.run(binding: packBuffer, at: 2)
-        let pack = Int(sqlite3_last_insert_rowid(db.handle))
+        try s.run(binding: keyRowBuffer, at: 2)
+        let row = Int(sqlite3_last_insert_rowid(db.handle))
         for indices in places {
             let first = keys[indices[0]]
             let at = first.at == 0 ? batch.now : first.at
-            keyRows!.wrote(board: first.board, indices.map { .init(pack: pack, hash: keys[$0].packed.hash, rev: keys[$0].rev, at: at) })
+            keyRows!.wrote(board: first.board, indices.map { .init(row: row, hash: keys[$0].packed.hash, rev: keys[$0].rev, at: at) })
         }
         for m in moves {
-            keyRows!.moved(from: m.old, m.places, to: pack)
-            try deletePack(m.old, sql)
+            keyRows!.moved(from: m.old, m.places, to: row)
+            try deleteKeyRow(m.old, sql)
         }
     }
 
     /// The live keys of the rows `KeyQueues.compactable` names, appended to
-    /// this commit's row in `packBuffer` (each group with its own time);
+    /// this commit's row in `keyRowBuffer` (each group with its own time);
     /// returns the rows to delete and where their keys stand in the queues.
     private func compact(_ sql: SQLiteStatements, count: inout Int) throws(StoreError) -> [(old: Int, places: [String: [Int]])] {
         var moves: [(old: Int, places: [String: [Int]])] = []
         for old in keyRows!.compactable(limit: 8, slack: keySlack) {
-            let s = sql.selectPack
+            let s = sql.selectKeyRow
             s.reset()
             defer { s.reset() }
             try s.bind(1, old)
@@ -333,18 +333,20 @@ public final class SQLiteStore: BoardStore, @unchecked Sendable {
             guard let groups = KeyPack.decode(s.blob(0)) else { throw StoreError("key row \(old) is unreadable") }
             s.reset()
             var placed: [String: [Int]] = [:]
+            // Each board's live keys in the row, found in one pass over its queue.
+            var live: [String: [UInt64: [Int]]] = [:]
             for g in groups {
-                var taken = Set(placed[g.board] ?? [])
+                if live[g.board] == nil { live[g.board] = keyRows!.places(board: g.board, row: old) }
                 var kept: [KeyPack.Entry] = []
                 for e in g.entries {
-                    guard let i = keyRows!.place(board: g.board, pack: old, hash: e.key.hash, besides: taken) else { continue }
-                    taken.insert(i)
+                    guard let i = live[g.board]![e.key.hash]?.first else { continue }
+                    live[g.board]![e.key.hash]!.removeFirst()
                     placed[g.board, default: []].append(i)
                     kept.append(e)
                 }
                 guard !kept.isEmpty else { continue }
-                KeyPack.appendGroup(board: g.board, at: g.at, count: kept.count, to: &packBuffer)
-                for e in kept { KeyPack.append(e.key, rev: e.rev, fingerprint: e.fingerprint, to: &packBuffer) }
+                KeyPack.appendGroup(board: g.board, at: g.at, count: kept.count, to: &keyRowBuffer)
+                for e in kept { KeyPack.append(e.key, rev: e.rev, fingerprint: e.fingerprint, to: &keyRowBuffer) }
                 count += kept.count
             }
             moves.append((old, placed))
@@ -355,11 +357,11 @@ public final class SQLiteStore: BoardStore, @unchecked Sendable {
     /// Dead keys tolerated in `key_commits` beyond as many as are live (`KeyQueues.compactable`).
     var keySlack = KeyQueues.slack
 
-    /// Where a pack is encoded: kept between commits.
-    private var packBuffer: [UInt8] = []
+    /// Where a commit's row of keys is encoded: kept between commits.
+    private var keyRowBuffer: [UInt8] = []
 
-    private func deletePack(_ rowid: Int, _ sql: SQLiteStatements) throws(StoreError) {
-        let s = sql.deletePack
+    private func deleteKeyRow(_ rowid: Int, _ sql: SQLiteStatements) throws(StoreError) {
+        let s = sql.deleteKeyRow
         s.reset()
         try s.bind(1, rowid)
         try s.run()
@@ -367,7 +369,7 @@ public final class SQLiteStore: BoardStore, @unchecked Sendable {
 
     private func deleteKeys(of board: String, _ sql: SQLiteStatements) throws(StoreError) {
         if keyRows == nil { _ = try readKeys(sql) }
-        for pack in keyRows!.drop(board: board) { try deletePack(pack, sql) }
+        for row in keyRows!.drop(board: board) { try deleteKeyRow(row, sql) }
     }
 
     /// Every kept key, each board's in the order written (oldest first).
@@ -376,15 +378,15 @@ public final class SQLiteStore: BoardStore, @unchecked Sendable {
     }
 
     private func readKeys(_ sql: SQLiteStatements) throws(StoreError) -> [StoredKey] {
-        let s = sql.selectPacks
+        let s = sql.selectKeyRows
         s.reset()
         defer { s.reset() }
-        var found: [(key: StoredKey, pack: Int)] = []
+        var found: [(key: StoredKey, row: Int)] = []
         while try s.step() {
-            let pack = s.int(0)
-            guard let groups = KeyPack.decode(s.blob(1)) else { throw StoreError("key row \(pack) is unreadable") }
+            let row = s.int(0)
+            guard let groups = KeyPack.decode(s.blob(1)) else { throw StoreError("key row \(row) is unreadable") }
             for g in groups {
-                for e in g.entries { found.append((StoredKey(board: g.board, packed: e.key, rev: e.rev, fingerprint: e.fingerprint, at: g.at), pack)) }
+                for e in g.entries { found.append((StoredKey(board: g.board, packed: e.key, rev: e.rev, fingerprint: e.fingerprint, at: g.at), row)) }
             }
         }
         // A board's keys oldest first: a key moved to a later row kept its time. Stable: those of one time stay in the order written.
@@ -394,7 +396,7 @@ public final class SQLiteStore: BoardStore, @unchecked Sendable {
         while i < sorted.count {
             var j = i
             while j < sorted.count && sorted[j].key.board == sorted[i].key.board { j += 1 }
-            rows.wrote(board: sorted[i].key.board, sorted[i..<j].map { .init(pack: $0.pack, hash: $0.key.packed.hash, rev: $0.key.rev, at: $0.key.at) })
+            rows.wrote(board: sorted[i].key.board, sorted[i..<j].map { .init(row: $0.row, hash: $0.key.packed.hash, rev: $0.key.rev, at: $0.key.at) })
             i = j
         }
         keyRows = rows
@@ -479,7 +481,7 @@ public final class SQLiteStore: BoardStore, @unchecked Sendable {
 /// (a connection with live statements cannot close).
 final class SQLiteStatements {
     let upsertBoard, deleteBoard, deleteChunks, deleteChunk, chunksFrom, insertJournal, dropJournal: SQLiteStatement
-    let insertPack, deletePack, selectPack, selectPacks: SQLiteStatement
+    let insertKeyRow, deleteKeyRow, selectKeyRow, selectKeyRows: SQLiteStatement
     let chunks: SQLiteChunkWriter
     let selectBoards: SQLiteStatement
     let history: SQLiteHistoryStatements
@@ -503,10 +505,10 @@ final class SQLiteStatements {
         dropJournal = try db.prepare("DELETE FROM journal WHERE seq < ?1")
         selectBoards = try db.prepare("SELECT name, epoch, rev, state FROM boards ORDER BY name")
         // A key is written once; a repeat of a key is answered by the hub and never reaches the store.
-        insertPack = try db.prepare("INSERT INTO key_commits(count, keys) VALUES(?1, ?2)")
-        deletePack = try db.prepare("DELETE FROM key_commits WHERE rowid = ?1")
-        selectPack = try db.prepare("SELECT keys FROM key_commits WHERE rowid = ?1")
-        selectPacks = try db.prepare("SELECT rowid, keys FROM key_commits ORDER BY rowid")
+        insertKeyRow = try db.prepare("INSERT INTO key_commits(count, keys) VALUES(?1, ?2)")
+        deleteKeyRow = try db.prepare("DELETE FROM key_commits WHERE rowid = ?1")
+        selectKeyRow = try db.prepare("SELECT keys FROM key_commits WHERE rowid = ?1")
+        selectKeyRows = try db.prepare("SELECT rowid, keys FROM key_commits ORDER BY rowid")
         history = try SQLiteHistoryStatements(db, staged: staged)
     }
 }

@@ -13,12 +13,9 @@ import Testing
     /// HMAC-SHA-`bits` of `input` under `key`, by Python.
     static func pythonHMAC(_ key: [UInt8], _ input: String, bits: Int = 256) throws -> [UInt8] {
         let script = "import hmac,hashlib,sys; sys.stdout.write(hmac.new(bytes.fromhex(sys.argv[1]), sys.stdin.buffer.read(), hashlib.sha\(bits)).hexdigest())"
-        let r = try runTool("python3", ["-c", script, key.map { String(format: "%02x", $0) }.joined()], stdin: input)
+        let r = try runTool("python3", ["-c", script, Hex.encode(key)], stdin: input)
         #expect(r.status == 0, "\(r.stderr)")
-        return stride(from: 0, to: r.stdout.count, by: 2).map { i in
-            let start = r.stdout.index(r.stdout.startIndex, offsetBy: i)
-            return UInt8(r.stdout[start..<r.stdout.index(start, offsetBy: 2)], radix: 16)!
-        }
+        return try #require(Hex.decode(r.stdout), "not hex: \(r.stdout)")
     }
 
     static func part(_ json: String) -> String { Base64URL.encode(Array(json.utf8)) }

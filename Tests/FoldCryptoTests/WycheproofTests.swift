@@ -17,11 +17,8 @@ import Testing
     }
 
     static func hex(_ s: String?) throws -> [UInt8] {
-        let chars = Array(try #require(s).utf8)
-        guard chars.count % 2 == 0 else { throw FoldError(.invalid, "odd hex") }
-        return try stride(from: 0, to: chars.count, by: 2).map { i in
-            try #require(UInt8(String(decoding: chars[i..<i + 2], as: UTF8.self), radix: 16))
-        }
+        let text = try #require(s)
+        return try #require(Hex.decode(text), "not hex: \(text)")
     }
 
     /// Records whose `result` contradicts the standards, as others who run

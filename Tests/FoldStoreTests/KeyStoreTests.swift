@@ -1,4 +1,5 @@
 import FoldCore
+import FoldTestSupport
 import Foundation
 import Testing
 @testable import FoldStore
@@ -109,9 +110,8 @@ import Testing
         KeyPack.append(PackedKey("one"), rev: 1, fingerprint: 7, to: &b)
         KeyPack.append(PackedKey("void"), rev: -1, fingerprint: .min, to: &b)
         KeyPack.append(PackedKey("other"), rev: 300, fingerprint: .max, to: &a)
-        let hex = { (bytes: [UInt8]) in bytes.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined() }
         try olderStore(version: 7, keys: SQLiteSchema.keyPacks + """
-            INSERT INTO key_packs VALUES('b', 1000, 2, x'\(hex(b))'), ('a', 2000, 1, x'\(hex(a))');
+            INSERT INTO key_packs VALUES('b', 1000, 2, x'\(Hex.encode(b))'), ('a', 2000, 1, x'\(Hex.encode(a))');
             """)
         let store = try SQLiteStore(path: path, busyTimeoutMs: 100)
         #expect(store.upgradedSchema?.from == 7 && store.upgradedSchema?.to == SQLiteSchema.version)
@@ -253,16 +253,16 @@ import Testing
 
 /// The keys of a board's packs as forgetting and pruning see them.
 @Suite struct KeyQueuesTests {
-    func rows(_ pack: Int, _ revs: ClosedRange<Int>, at: Int) -> [KeyQueues.Row] {
-        revs.map { .init(pack: pack, hash: PackedKey("k\($0)").hash, rev: $0, at: at) }
+    func rows(_ pack: Int, _ revs: ClosedRange<Int>, at: Int) -> [KeyQueues.Key] {
+        revs.map { .init(row: pack, hash: PackedKey("k\($0)").hash, rev: $0, at: at) }
     }
 
     @Test func aPackLeavesWithItsLastKeyWhetherForgottenOrPruned() {
         var q = KeyQueues()
         // Ten packs of ten keys on "b": pack p holds revs 10p+1...10p+10, written at 100p.
         for p in 0..<10 { q.wrote(board: "b", rows(p + 1, (10 * p + 1)...(10 * p + 10), at: 100 * p)) }
-        q.wrote(board: "c", [.init(pack: 50, hash: PackedKey("void").hash, rev: -1, at: 5)])
-        #expect(q.packs == 11 && q.count == 101)
+        q.wrote(board: "c", [.init(row: 50, hash: PackedKey("void").hash, rev: -1, at: 5)])
+        #expect(q.rowCount == 11 && q.count == 101)
         #expect((1...9).compactMap { q.forget(board: "b", key: PackedKey("k\($0)")) }.isEmpty, "pack 1 still holds k10")
         #expect(q.forget(board: "b", key: PackedKey("k10")) == 1)
         #expect(q.forget(board: "b", key: PackedKey("k55")) == nil, "not the oldest: found where it is")
@@ -275,7 +275,7 @@ import Testing
         #expect(q.prune(board: "c", olderThan: 6, maxRev: 0) == [50], "a void key goes by its age")
         #expect(q.count == 40)
         #expect(q.drop(board: "b") == [7, 8, 9, 10])
-        #expect(q.count == 0 && q.packs == 0)
+        #expect(q.count == 0 && q.rowCount == 0)
     }
 
     /// Rows at most half alive are offered for a rewrite, oldest first, once
@@ -286,7 +286,7 @@ import Testing
         // Rows 1...4: ten keys of "b" and one of "quiet" each.
         for p in 1...4 {
             q.wrote(board: "b", rows(p, (10 * p + 1)...(10 * p + 10), at: p))
-            q.wrote(board: "quiet", [.init(pack: p, hash: PackedKey("q\(p)").hash, rev: p, at: p)])
+            q.wrote(board: "quiet", [.init(row: p, hash: PackedKey("q\(p)").hash, rev: p, at: p)])
         }
         #expect(q.compactable(limit: 8, slack: 0).isEmpty, "nothing dead")
         // Rows 1...3 keep only their quiet key: 30 dead, 14 live.
@@ -294,10 +294,37 @@ import Testing
         #expect(q.compactable(limit: 8, slack: 0) == [1, 2, 3])
         #expect(q.compactable(limit: 2, slack: 0) == [1, 2])
         #expect(q.compactable(limit: 8, slack: 100).isEmpty, "within the slack")
-        let place = q.place(board: "quiet", pack: 1, hash: PackedKey("q1").hash, besides: [])
-        #expect(place == 0)
+        #expect(q.places(board: "quiet", row: 1) == [PackedKey("q1").hash: [0]])
+        #expect(q.places(board: "b", row: 1).isEmpty, "b's keys in row 1 are gone")
         q.moved(from: 1, ["quiet": [0]], to: 9)
-        #expect(q.count == 14 && q.packs == 4)
+        #expect(q.count == 14 && q.rowCount == 4)
         #expect(q.forget(board: "quiet", key: PackedKey("q1")) == 9)
+    }
+
+    /// A call looks at a bounded number of rows, going on where the last one
+    /// stopped: mostly dead rows behind many mostly live ones are reached
+    /// over a few commits, not by one scan of them all.
+    @Test func theScanForMostlyDeadRowsIsBoundedAndGoesOn() {
+        var q = KeyQueues()
+        let front = 3 * KeyQueues.scanPerRow
+        // Rows 1...front: four keys of "a" each, one of them dead later.
+        for p in 1...front { q.wrote(board: "a", (0..<4).map { .init(row: p, hash: PackedKey("a\(p).\($0)").hash, rev: 4 * p + $0, at: p) }) }
+        // Two rows behind them: a hundred keys of "b" each, and one of "quiet".
+        for p in front + 1...front + 2 {
+            q.wrote(board: "b", (0..<100).map { .init(row: p, hash: PackedKey("b\(p).\($0)").hash, rev: $0, at: p) })
+            q.wrote(board: "quiet", [.init(row: p, hash: PackedKey("q\(p)").hash, rev: p, at: p)])
+        }
+        for p in 1...front { _ = q.forget(board: "a", key: PackedKey("a\(p).0")) }
+        for p in front + 1...front + 2 { for r in 0..<100 { _ = q.forget(board: "b", key: PackedKey("b\(p).\(r)")) } }
+        // Dead: front + 200; live: 3 * front + 2.
+        var calls = 0
+        var found: [Int] = []
+        while found.isEmpty && calls < 10 {
+            found = q.compactable(limit: 1, slack: 0)
+            calls += 1
+        }
+        #expect(found == [front + 1])
+        #expect(calls == 4, "\(KeyQueues.scanPerRow) rows a call: three calls pass the mostly live rows")
+        #expect(q.compactable(limit: 1, slack: 0) == [front + 2], "the next call goes on from there")
     }
 }
