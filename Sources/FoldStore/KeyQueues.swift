@@ -11,7 +11,7 @@ import FoldCore
 /// live ones (and `slack` more), the oldest rows that are at least half dead
 /// are rewritten (`compactable`, `moved`), so the table stays within twice
 /// the keys kept. Built from the table at the first read or commit.
-struct KeyQueues {
+final class KeyQueues {
     struct Key: Equatable {
         /// The rowid of the row that holds the key.
         var row: Int
@@ -30,9 +30,14 @@ struct KeyQueues {
     /// Dead keys tolerated beyond as many as are live before rows are rewritten.
     static let slack = 4096
 
-    private var queues: [String: [Key]] = [:]
-    /// The first live row of each board's queue (rows before it are gone).
-    private var heads: [String: Int] = [:]
+    /// A board's keys in the order written, from `head` (those before it
+    /// are gone). A class, so a key filed or forgotten looks its board up once.
+    private final class Queue {
+        var keys: [Key] = []
+        var head = 0
+    }
+
+    private var queues: [String: Queue] = [:]
     /// Kept and written keys per row; a row leaves when none is kept.
     private var rows: [Int: RowCount] = [:]
     /// Rowids in the order written (some gone), from `orderHead`.
@@ -48,9 +53,9 @@ struct KeyQueues {
     var rowCount: Int { rows.count }
 
     /// Keys of `board` (in the order written), each in its `row`.
-    mutating func wrote(board: String, _ keys: [Key]) {
+    func wrote(board: String, _ keys: [Key]) {
         guard !keys.isEmpty else { return }
-        queues[board, default: []].append(contentsOf: keys)
+        queue(board).keys.append(contentsOf: keys)
         var i = 0
         while i < keys.count {
             var j = i + 1
@@ -60,28 +65,42 @@ struct KeyQueues {
         }
     }
 
-    private mutating func add(_ row: Int, _ n: Int) {
+    /// Keys of `board` written together in `row` at `at`, in order.
+    func wrote<C: Collection>(board: String, row: Int, at: Int, _ keys: C) where C.Element == (hash: UInt64, rev: Int) {
+        guard !keys.isEmpty else { return }
+        let q = queue(board)
+        for k in keys { q.keys.append(Key(row: row, hash: k.hash, rev: k.rev, at: at)) }
+        add(row, keys.count)
+    }
+
+    private func queue(_ board: String) -> Queue {
+        if let q = queues[board] { return q }
+        let q = Queue()
+        queues[board] = q
+        return q
+    }
+
+    private func add(_ row: Int, _ n: Int) {
         if rows[row] == nil {
-            rows[row] = RowCount(live: 0, written: 0)
+            rows[row] = RowCount(live: n, written: n)
             order.append(row)
+        } else {
+            rows[row]!.live += n
+            rows[row]!.written += n
         }
-        rows[row]!.live += n
-        rows[row]!.written += n
         liveKeys += n
         storedKeys += n
     }
 
     /// `key`, which the hub forgot (its oldest, so at the front), leaves;
     /// returns its row's rowid when that was the row's last key.
-    mutating func forget(board: String, key: PackedKey) -> Int? {
-        guard let queue = queues[board] else { return nil }
-        let head = heads[board] ?? 0
-        guard let i = queue[head...].firstIndex(where: { $0.hash == key.hash }) else { return nil }
-        let row = queue[i].row
-        if i == head {
-            advance(board, to: head + 1)
+    func forget(board: String, key: PackedKey) -> Int? {
+        guard let q = queues[board], let i = q.keys[q.head...].firstIndex(where: { $0.hash == key.hash }) else { return nil }
+        let row = q.keys[i].row
+        if i == q.head {
+            advance(q, to: i + 1)
         } else {
-            queues[board]!.remove(at: i)
+            q.keys.remove(at: i)
         }
         return release(row)
     }
@@ -89,26 +108,25 @@ struct KeyQueues {
     /// The keys at the front older than `cutoff` with a rev at most `maxRev`
     /// (a void key, rev -1, goes by its age alone) leave; returns the rows
     /// they emptied.
-    mutating func prune(board: String, olderThan cutoff: Int, maxRev: Int) -> [Int] {
-        guard let queue = queues[board] else { return [] }
-        var i = heads[board] ?? 0
+    func prune(board: String, olderThan cutoff: Int, maxRev: Int) -> [Int] {
+        guard let q = queues[board] else { return [] }
+        var i = q.head
         var emptied: [Int] = []
-        while i < queue.count, queue[i].at < cutoff, queue[i].rev <= maxRev {
-            if let row = release(queue[i].row) { emptied.append(row) }
+        while i < q.keys.count, q.keys[i].at < cutoff, q.keys[i].rev <= maxRev {
+            if let row = release(q.keys[i].row) { emptied.append(row) }
             i += 1
         }
-        if i != heads[board] ?? 0 { advance(board, to: i) }
+        if i != q.head { advance(q, to: i) }
         return emptied
     }
 
     /// Every key of `board`, which is gone; returns the rows emptied.
-    mutating func drop(board: String) -> [Int] {
+    func drop(board: String) -> [Int] {
+        guard let q = queues.removeValue(forKey: board) else { return [] }
         var emptied: [Int] = []
-        for key in queues[board]?[(heads[board] ?? 0)...] ?? [] {
+        for key in q.keys[q.head...] {
             if let row = release(key.row) { emptied.append(row) }
         }
-        queues[board] = nil
-        heads[board] = nil
         return emptied
     }
 
@@ -120,7 +138,7 @@ struct KeyQueues {
     /// holds more dead keys than live ones and `slack`; none otherwise. Each
     /// call looks at no more than `limit * scanPerRow` rows, going on from
     /// where the last call stopped and round to the oldest again at the end.
-    mutating func compactable(limit: Int, slack: Int = Self.slack) -> [Int] {
+    func compactable(limit: Int, slack: Int = KeyQueues.slack) -> [Int] {
         guard storedKeys - liveKeys > liveKeys + slack else { return [] }
         while orderHead < order.count, rows[order[orderHead]] == nil { orderHead += 1 }
         if orderHead > 64 && orderHead * 2 > order.count {
@@ -149,17 +167,17 @@ struct KeyQueues {
     /// Where in `board`'s queue its live keys in `row` stand, by hash, each
     /// hash's places in the order written: one pass over the queue.
     func places(board: String, row: Int) -> [UInt64: [Int]] {
-        guard let queue = queues[board] else { return [:] }
+        guard let q = queues[board] else { return [:] }
         var out: [UInt64: [Int]] = [:]
-        for i in queue.indices[(heads[board] ?? 0)...] where queue[i].row == row {
-            out[queue[i].hash, default: []].append(i)
+        for i in q.keys.indices[q.head...] where q.keys[i].row == row {
+            out[q.keys[i].hash, default: []].append(i)
         }
         return out
     }
 
     /// The live keys of row `old` (their places per board) now stand in row
     /// `new`, written with them; `old` is gone. No `new` when none was live.
-    mutating func moved(from old: Int, _ places: [String: [Int]], to new: Int?) {
+    func moved(from old: Int, _ places: [String: [Int]], to new: Int?) {
         if let p = rows.removeValue(forKey: old) {
             liveKeys -= p.live
             storedKeys -= p.written
@@ -167,14 +185,15 @@ struct KeyQueues {
         guard let new else { return }
         var n = 0
         for (board, indices) in places {
-            for i in indices { queues[board]![i].row = new }
+            guard let q = queues[board] else { continue }
+            for i in indices { q.keys[i].row = new }
             n += indices.count
         }
         guard n > 0 else { return }
         add(new, n)
     }
 
-    private mutating func release(_ row: Int) -> Int? {
+    private func release(_ row: Int) -> Int? {
         guard var p = rows[row] else { return nil }
         liveKeys -= 1
         p.live -= 1
@@ -188,12 +207,12 @@ struct KeyQueues {
     }
 
     /// Spent keys are compacted away once they are half the queue: amortised O(1) a key.
-    private mutating func advance(_ board: String, to head: Int) {
-        if head > 32 && head * 2 > queues[board]!.count {
-            queues[board]!.removeFirst(head)
-            heads[board] = 0
+    private func advance(_ q: Queue, to head: Int) {
+        if head > 32 && head * 2 > q.keys.count {
+            q.keys.removeFirst(head)
+            q.head = 0
         } else {
-            heads[board] = head
+            q.head = head
         }
     }
 }

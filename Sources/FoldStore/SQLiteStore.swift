@@ -271,29 +271,14 @@ public final class SQLiteStore: BoardStore, @unchecked Sendable {
         }
         keyRowBuffer.removeAll(keepingCapacity: true)
         var count = 0
-        // The boards in the order their first key came, each with its keys' places.
-        var places: [[Int]] = []
-        var group: [String: Int] = [:]
-        var last = ""
-        var lastGroup = -1
-        for (i, k) in keys.enumerated() {
-            if lastGroup < 0 || k.board != last {
-                last = k.board
-                if let g = group[k.board] {
-                    lastGroup = g
-                } else {
-                    lastGroup = places.count
-                    group[k.board] = lastGroup
-                    places.append([])
-                }
-            }
-            places[lastGroup].append(i)
-        }
-        for indices in places {
-            let first = keys[indices[0]]
-            KeyPack.appendGroup(board: first.board, at: first.at == 0 ? batch.now : first.at, count: indices.count, to: &keyRowBuffer)
-            for i in indices { KeyPack.append(keys[i].packed, rev: keys[i].rev, fingerprint: keys[i].fingerprint, to: &keyRowBuffer) }
-            count += indices.count
+        // The keys by board, the boards in the order their first key came: a
+        // counting sort into `keyOrder`, each board's run from `groupStart`.
+        let groups = groupKeys(keys)
+        for g in 0..<groups {
+            let run = keyOrder[groupStart[g]..<groupStart[g + 1]], first = keys[run.first!]
+            KeyPack.appendGroup(board: first.board, at: first.at == 0 ? batch.now : first.at, count: run.count, to: &keyRowBuffer)
+            for i in run { KeyPack.append(keys[i].packed, rev: keys[i].rev, fingerprint: keys[i].fingerprint, to: &keyRowBuffer) }
+            count += run.count
         }
         let moves = try compact(sql, count: &count)
         guard count > 0 else {
@@ -308,16 +293,61 @@ public final class SQLiteStore: BoardStore, @unchecked Sendable {
         try s.bind(1, count)
         try s.run(binding: keyRowBuffer, at: 2)
         let row = Int(sqlite3_last_insert_rowid(db.handle))
-        for indices in places {
-            let first = keys[indices[0]]
-            let at = first.at == 0 ? batch.now : first.at
-            keyRows!.wrote(board: first.board, indices.map { .init(row: row, hash: keys[$0].packed.hash, rev: keys[$0].rev, at: at) })
+        for g in 0..<groups {
+            let run = keyOrder[groupStart[g]..<groupStart[g + 1]], first = keys[run.first!]
+            keyRows!.wrote(board: first.board, row: row, at: first.at == 0 ? batch.now : first.at, run.lazy.map { (keys[$0].packed.hash, keys[$0].rev) })
         }
         for m in moves {
             keyRows!.moved(from: m.old, m.places, to: row)
             try deleteKeyRow(m.old, sql)
         }
     }
+
+    /// Files the batch's keys by board into `keyOrder` (stable), board `g`'s
+    /// from `groupStart[g]` to `groupStart[g + 1]`, the boards in the order
+    /// of their first key; returns how many boards. Buffers are kept between
+    /// commits, so a commit allocates nothing here.
+    private func groupKeys(_ keys: [StoredKey]) -> Int {
+        keyGroup.removeAll(keepingCapacity: true)
+        groupOf.removeAll(keepingCapacity: true)
+        groupStart.removeAll(keepingCapacity: true)
+        var last = "", lastGroup = -1
+        for k in keys {
+            if lastGroup < 0 || k.board != last {
+                last = k.board
+                if let g = groupOf[k.board] {
+                    lastGroup = g
+                } else {
+                    lastGroup = groupStart.count
+                    groupOf[k.board] = lastGroup
+                    groupStart.append(0)
+                }
+            }
+            keyGroup.append(lastGroup)
+            groupStart[lastGroup] += 1
+        }
+        // Counts to starts; each key to its place, a board's start moving on
+        // to its end (the next board's start); then the first start, 0.
+        var at = 0
+        for g in groupStart.indices {
+            let n = groupStart[g]
+            groupStart[g] = at
+            at += n
+        }
+        keyOrder.removeAll(keepingCapacity: true)
+        keyOrder.append(contentsOf: repeatElement(0, count: keys.count))
+        for (i, g) in keyGroup.enumerated() {
+            keyOrder[groupStart[g]] = i
+            groupStart[g] += 1
+        }
+        groupStart.insert(0, at: 0)
+        return groupStart.count - 1
+    }
+
+    private var keyGroup: [Int] = []
+    private var groupOf: [String: Int] = [:]
+    private var groupStart: [Int] = []
+    private var keyOrder: [Int] = []
 
     /// The live keys of the rows `KeyQueues.compactable` names, appended to
     /// this commit's row in `keyRowBuffer` (each group with its own time);
@@ -391,7 +421,7 @@ public final class SQLiteStore: BoardStore, @unchecked Sendable {
         }
         // A board's keys oldest first: a key moved to a later row kept its time. Stable: those of one time stay in the order written.
         let sorted = found.enumerated().sorted { ($0.element.key.board, $0.element.key.at, $0.offset) < ($1.element.key.board, $1.element.key.at, $1.offset) }.map(\.element)
-        var rows = KeyQueues()
+        let rows = KeyQueues()
         var i = 0
         while i < sorted.count {
             var j = i

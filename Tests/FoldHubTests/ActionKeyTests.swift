@@ -1,3 +1,4 @@
+import FoldTestSupport
 import FoldCore
 import Testing
 @testable import FoldHub
@@ -192,6 +193,19 @@ import Testing
         #expect(k.find("k199")?.rev == 199, "a key keeps its first answer")
     }
 
+    /// Keys of every length, 1 to 64 bytes, are told apart by their bytes:
+    /// a key and each of its prefixes are kept side by side and forgotten whole.
+    @Test func keysOfEveryLengthAreKeptAndForgottenWhole() {
+        var k = KeptKeys()
+        let full = String(repeating: "abcdefgh", count: 8)
+        for n in 1...64 { #expect(k.remember(String(full.prefix(n)), .init(rev: n, fingerprint: Int64(-n)), cap: 64).isEmpty) }
+        #expect((1...64).allSatisfy { k.find(String(full.prefix($0))) == .init(rev: $0, fingerprint: Int64(-$0)) })
+        #expect(k.find(full.dropLast() + "x") == nil && k.find("b") == nil)
+        let forgotten = k.remember("new", .init(rev: 65, fingerprint: 0), cap: 64)
+        #expect(forgotten.map(\.key.string) == ["a"] && forgotten.map(\.rev) == [1])
+        #expect(k.find("a") == nil && k.find("ab")?.rev == 2 && k.find(full)?.rev == 64)
+    }
+
     /// Thousands of keys through a small cap, in bursts: the order's
     /// compaction and the table's growth keep every kept key findable and
     /// forget exactly the oldest.
@@ -206,5 +220,38 @@ import Testing
         #expect(forgotten == (0..<4_900).map { "run-\($0)" })
         #expect((4_900..<5_000).allSatisfy { k.find("run-\($0)")?.fingerprint == Int64($0) })
         #expect(k.find("run-4899") == nil)
+    }
+
+    /// Against a model, input by input: keys repeated, caps that shrink and
+    /// grow, so the table grows, probe runs wrap, slots move back on each
+    /// removal, and the order is compacted; what is kept and what is
+    /// forgotten, oldest first, always agree.
+    @Test(arguments: 0..<6)
+    func randomRemembersAgreeWithAModel(seed: UInt64) {
+        var rng = SplitMix64(seed: seed)
+        var k = KeptKeys()
+        var order: [String] = []
+        var model: [String: KeptKeys.Kept] = [:]
+        let space = seed % 2 == 0 ? 200 : 5_000
+        for step in 0..<6_000 {
+            let key = "k\(Int.random(in: 0..<space, using: &rng))"
+            let cap = [1, 40, 300, 2_000][Int.random(in: 0..<4, using: &rng)]
+            let answer = KeptKeys.Kept(rev: step, fingerprint: Int64(bitPattern: rng.next()))
+            var expected: [String] = []
+            if model[key] == nil {
+                model[key] = answer
+                order.append(key)
+                while order.count > cap {
+                    expected.append(order.removeFirst())
+                    model[expected.last!] = nil
+                }
+            }
+            let forgotten = k.remember(key, answer, cap: cap).map(\.key.string)
+            #expect(forgotten == expected, "step \(step)")
+            let probe = "k\(Int.random(in: 0..<space, using: &rng))"
+            #expect(k.find(probe) == model[probe], "step \(step): \(probe)")
+            #expect(k.count == model.count)
+        }
+        #expect(order.allSatisfy { k.find($0) == model[$0] })
     }
 }

@@ -258,7 +258,7 @@ import Testing
     }
 
     @Test func aPackLeavesWithItsLastKeyWhetherForgottenOrPruned() {
-        var q = KeyQueues()
+        let q = KeyQueues()
         // Ten packs of ten keys on "b": pack p holds revs 10p+1...10p+10, written at 100p.
         for p in 0..<10 { q.wrote(board: "b", rows(p + 1, (10 * p + 1)...(10 * p + 10), at: 100 * p)) }
         q.wrote(board: "c", [.init(row: 50, hash: PackedKey("void").hash, rev: -1, at: 5)])
@@ -282,7 +282,7 @@ import Testing
     /// the dead keys pass the live ones and the slack; a moved key is
     /// forgotten from its new row.
     @Test func mostlyDeadRowsAreOfferedOldestFirstOnceTheDeadPassTheLive() {
-        var q = KeyQueues()
+        let q = KeyQueues()
         // Rows 1...4: ten keys of "b" and one of "quiet" each.
         for p in 1...4 {
             q.wrote(board: "b", rows(p, (10 * p + 1)...(10 * p + 10), at: p))
@@ -305,7 +305,7 @@ import Testing
     /// stopped: mostly dead rows behind many mostly live ones are reached
     /// over a few commits, not by one scan of them all.
     @Test func theScanForMostlyDeadRowsIsBoundedAndGoesOn() {
-        var q = KeyQueues()
+        let q = KeyQueues()
         let front = 3 * KeyQueues.scanPerRow
         // Rows 1...front: four keys of "a" each, one of them dead later.
         for p in 1...front { q.wrote(board: "a", (0..<4).map { .init(row: p, hash: PackedKey("a\(p).\($0)").hash, rev: 4 * p + $0, at: p) }) }

@@ -17,6 +17,9 @@ public struct JSONObject: Sendable {
         for (k, v) in pairs { self[k] = v }
     }
 
+    /// Room for `n` members before the storage grows.
+    public mutating func reserveCapacity(_ n: Int) { storage.reserveCapacity(n) }
+
     public var count: Int { storage.count }
     public var isEmpty: Bool { storage.isEmpty }
     public var keys: [String] { storage.map(\.key) }

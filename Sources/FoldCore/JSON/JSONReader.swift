@@ -78,6 +78,9 @@ struct JSONReader {
         var object = JSONObject()
         skipWhitespace()
         if peek == UInt8(ascii: "}") { position += 1; return .object(object) }
+        // Room for a message's members (type, board, id, action, key and a few
+        // more) and a section's at once, not grown 1, 2, 4, 8.
+        object.reserveCapacity(8)
         while true {
             skipWhitespace()
             guard peek == UInt8(ascii: "\"") else { throw error("expected a string key") }

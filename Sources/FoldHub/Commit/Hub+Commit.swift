@@ -156,8 +156,8 @@ extension Hub {
             }
         }
         if let key = e.key, let b = boards[e.board] {
-            for gone in b.keys.remember(key, .init(rev: e.void ? -1 : e.rev, fingerprint: e.fingerprint), cap: settings.retention.actionKeysPerBoard) {
-                forgottenKeys.append(KeyName(board: e.board, packed: gone.key, rev: gone.rev))
+            b.keys.remember(key, .init(rev: e.void ? -1 : e.rev, fingerprint: e.fingerprint), cap: settings.retention.actionKeysPerBoard) {
+                forgottenKeys.append(KeyName(board: e.board, packed: $0, rev: $1))
             }
         }
         if let refusal = e.refusal { return answer(e.reply, error: refusal) }

@@ -41,7 +41,8 @@ public struct SealedBatch: Sendable {
         batch.recordsTimed = true
         batch.created = created
         batch.checks = checks
-        batch.keys = keys.map { var k = $0; k.at = now; return k }
+        // A key's `at` stays 0: the store gives it the batch's `now`.
+        batch.keys = keys
         batch.forgottenKeys = forgottenKeys
         batch.keyKeepMs = keyKeepMs
         return batch

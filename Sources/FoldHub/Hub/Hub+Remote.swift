@@ -50,8 +50,8 @@ extension Hub {
             let message = ServerMessage.patch(board: name, epoch: epoch, rev: c.rev, ops: c.ops, by: nil)
             b.history.append(message)
             for k in c.keys {
-                for gone in b.keys.remember(k.packed, .init(rev: k.rev, fingerprint: k.fingerprint), cap: settings.retention.actionKeysPerBoard) {
-                    forgottenKeys.append(KeyName(board: name, packed: gone.key, rev: gone.rev))
+                b.keys.remember(k.packed, .init(rev: k.rev, fingerprint: k.fingerprint), cap: settings.retention.actionKeysPerBoard) {
+                    forgottenKeys.append(KeyName(board: name, packed: $0, rev: $1))
                 }
             }
             metrics.changesApplied += 1
