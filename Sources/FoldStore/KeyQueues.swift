@@ -206,9 +206,11 @@ final class KeyQueues {
         return row
     }
 
-    /// Spent keys are compacted away once they are half the queue: amortised O(1) a key.
+    /// Spent keys are compacted away once they are a quarter of the queue, so
+    /// a board at its bound holds at most a third more than it keeps:
+    /// amortised O(1) a key.
     private func advance(_ q: Queue, to head: Int) {
-        if head > 32 && head * 2 > q.keys.count {
+        if head > 32 && head * 4 > q.keys.count {
             q.keys.removeFirst(head)
             q.head = 0
         } else {

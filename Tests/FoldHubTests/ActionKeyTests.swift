@@ -193,6 +193,19 @@ import Testing
         #expect(k.find("k199")?.rev == 199, "a key keeps its first answer")
     }
 
+    /// At its bound the ring takes the oldest's place: a long run at one
+    /// cap, then a lower and a higher one, keeps exactly the newest keys.
+    @Test func theRingWrapsAndFollowsACapLoweredAndRaised() {
+        var k = KeptKeys()
+        var forgotten: [String] = []
+        for i in 0..<1_000 { forgotten += k.remember("r\(i)", .init(rev: i, fingerprint: 0), cap: 100).map(\.key.string) }
+        #expect(forgotten == (0..<900).map { "r\($0)" } && k.count == 100)
+        forgotten = k.remember("low", .init(rev: 1_000, fingerprint: 0), cap: 10).map(\.key.string)
+        #expect(forgotten == (900..<991).map { "r\($0)" } && k.count == 10)
+        for i in 1_001..<1_300 { #expect(k.remember("r\(i)", .init(rev: i, fingerprint: 0), cap: 500).isEmpty) }
+        #expect(k.count == 309 && k.find("r991")?.rev == 991 && k.find("low")?.rev == 1_000 && k.find("r1299")?.rev == 1_299)
+    }
+
     /// Keys of every length, 1 to 64 bytes, are told apart by their bytes:
     /// a key and each of its prefixes are kept side by side and forgotten whole.
     @Test func keysOfEveryLengthAreKeptAndForgottenWhole() {

@@ -6,14 +6,16 @@ import FoldCore
 /// are forgotten (and the hub tells the store to forget them too).
 ///
 /// Laid out for a board of 10,000 keys among many such boards: the keys
-/// and their answers stand in `kept`, in the order kept (appended, read in
+/// and their answers stand in `ring`, oldest first from `oldest` (read in
 /// order when the oldest goes, and otherwise only when a probe's tag
 /// matches); the table is 8-byte slots, each a tag of the key's hash and
-/// the key's place in `kept`, at most half full. A look-up or an insert
+/// the key's sequence number, at most half full. A look-up or an insert
 /// reads one run of slots and, for a key that is there, its entry;
-/// forgetting the oldest finds its slot by tag and place alone. What it
-/// costs: 96 bytes a key in `kept` and 16 to 32 in the table, about 1.2 MB
-/// a board at 10,000 keys, 256 KB of it the table a probe reads.
+/// forgetting the oldest finds its slot by tag and number alone. The ring
+/// grows to `cap` entries and no further: a new key past it takes the
+/// oldest's place, so nothing is copied once a board is at its bound. What
+/// it costs: 96 bytes a key in the ring and 16 to 32 in the table, about
+/// 1.2 MB a board at 10,000 keys.
 struct KeptKeys {
     struct Kept: Equatable {
         var rev: Int
@@ -26,30 +28,32 @@ struct KeptKeys {
     }
 
     /// 0: empty; else the tag (high 32 bits, the top one set) and the
-    /// entry's place as a 32-bit sequence number (low 32 bits). A key's
-    /// home slot is its tag's low bits, so the table moves and grows
-    /// without reading a key.
+    /// entry's sequence number (low 32 bits). A key's home slot is its
+    /// tag's low bits, so the table moves and grows without reading a key.
     private var slots: [UInt64] = []
-    /// The kept keys oldest first from `head`: `kept[i]` has the sequence
-    /// number `base &+ i`. Compacted once half is spent.
-    private var kept: [Entry] = []
+    /// The kept keys, `count` of them from `oldest` round the end: the
+    /// oldest has the sequence number `base`, the next `base &+ 1`.
+    private var ring: [Entry] = []
+    private var oldest = 0
     private var base: UInt32 = 0
-    private var head = 0
-
-    var count: Int { kept.count - head }
+    private(set) var count = 0
 
     private static func tag(_ hash: UInt64) -> UInt64 { (hash >> 32) | (1 << 31) }
 
     private static func slot(_ tag: UInt64, _ seq: UInt32) -> UInt64 { tag << 32 | UInt64(seq) }
 
-    private func place(_ slot: UInt64) -> Int { Int(UInt32(truncatingIfNeeded: slot) &- base) }
+    /// Where in `ring` the entry of `slot` stands.
+    private func index(_ slot: UInt64) -> Int {
+        let i = oldest + Int(UInt32(truncatingIfNeeded: slot) &- base)
+        return i < ring.count ? i : i - ring.count
+    }
 
     func find(_ key: PackedKey) -> Kept? {
         guard count > 0 else { return nil }
         let tag = Self.tag(key.hash), mask = slots.count - 1
         var i = Int(truncatingIfNeeded: tag) & mask
         while slots[i] != 0 {
-            if slots[i] >> 32 == tag, kept[place(slots[i])].key == key { return kept[place(slots[i])].kept }
+            if slots[i] >> 32 == tag, ring[index(slots[i])].key == key { return ring[index(slots[i])].kept }
             i = (i + 1) & mask
         }
         return nil
@@ -61,27 +65,34 @@ struct KeptKeys {
     /// `forgetting` each key forgotten to stay within `cap`, oldest first,
     /// with its rev.
     mutating func remember(_ key: PackedKey, _ answer: Kept, cap: Int, forgetting: (PackedKey, Int) -> Void) {
+        guard find(key) == nil else { return }
+        let cap = max(cap, 1)
+        while count >= cap {
+            let gone = ring[oldest]
+            remove(Self.slot(Self.tag(gone.key.hash), base))
+            forgetting(gone.key, gone.kept.rev)
+            oldest = oldest + 1 == ring.count ? 0 : oldest + 1
+            base &+= 1
+            count -= 1
+        }
+        let entry = Entry(key: key, kept: answer)
+        // A bound lowered: the ring shrinks to it.
+        if ring.count > 2 * cap { relay(capacity: cap) }
+        if count < ring.count {
+            let i = oldest + count
+            ring[i < ring.count ? i : i - ring.count] = entry
+        } else {
+            // Full below the bound: grows in place while never wrapped, else laid out again in order.
+            if oldest != 0 { relay(capacity: cap) }
+            if ring.count == ring.capacity { ring.reserveCapacity(Swift.min(cap, Swift.max(16, ring.count * 2))) }
+            ring.append(entry)
+        }
         if (count + 1) * 2 > slots.count { grow() }
         let tag = Self.tag(key.hash), mask = slots.count - 1
         var i = Int(truncatingIfNeeded: tag) & mask
-        while slots[i] != 0 {
-            if slots[i] >> 32 == tag, kept[place(slots[i])].key == key { return }
-            i = (i + 1) & mask
-        }
-        slots[i] = Self.slot(tag, base &+ UInt32(kept.count))
-        kept.append(Entry(key: key, kept: answer))
-        guard count > max(cap, 1) else { return }
-        while count > max(cap, 1) {
-            let oldest = kept[head]
-            remove(Self.slot(Self.tag(oldest.key.hash), base &+ UInt32(head)))
-            forgetting(oldest.key, oldest.kept.rev)
-            head += 1
-        }
-        if head > 64 && head * 2 > kept.count {
-            kept.removeFirst(head)
-            base &+= UInt32(head)
-            head = 0
-        }
+        while slots[i] != 0 { i = (i + 1) & mask }
+        slots[i] = Self.slot(tag, base &+ UInt32(count))
+        count += 1
     }
 
     /// The keys forgotten, as a list.
@@ -89,6 +100,18 @@ struct KeptKeys {
         var forgotten: [(key: PackedKey, rev: Int)] = []
         remember(PackedKey(key), answer, cap: cap) { forgotten.append(($0, $1)) }
         return forgotten
+    }
+
+    /// The ring laid out oldest first from 0, with room for `capacity`.
+    private mutating func relay(capacity: Int) {
+        var next: [Entry] = []
+        next.reserveCapacity(Swift.max(capacity, count))
+        for k in 0..<count {
+            let i = oldest + k
+            next.append(ring[i < ring.count ? i : i - ring.count])
+        }
+        ring = next
+        oldest = 0
     }
 
     /// Empties the slot holding exactly `slot`, then moves back each later
