@@ -2,10 +2,11 @@
 /// addressing with linear probing, whose values tell keys apart: the caller
 /// says which value it means (`matching`), so a probe reads no key at all,
 /// only 8 bytes of hash and the value beside it: one cache line, however
-/// big the table. Holds a board's kept keys (`KeptKeys`) and the keyed
-/// entries of the commits in flight (`CommitPipeline`). Why not
-/// `Dictionary`: it runs SipHash over a hash already made, and a probe
-/// reads each key it passes, out of cache at 10,000 keys a board.
+/// big the table. Holds the keyed entries of the commits in flight
+/// (`CommitPipeline`); a board's kept keys, many more and long-lived, have
+/// a table of 8-byte slots of their own (`KeptKeys`). Why not `Dictionary`:
+/// it runs SipHash over a hash already made, and a probe reads each key it
+/// passes.
 ///
 /// At most half full; a removal moves the probe run back (no tombstones),
 /// so a table that is used for long never slows down.
