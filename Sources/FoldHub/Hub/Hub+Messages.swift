@@ -68,7 +68,7 @@ extension Hub {
             return
         }
         if !subscriptions.contains(s.id, name) {
-            guard subscriptions.boards(of: s.id).count < settings.clients.maxSubscriptions else {
+            guard subscriptions.count(of: s.id) < settings.clients.maxSubscriptions else {
                 metrics.limitHits["max-subscriptions", default: 0] += 1
                 refuse(s, WireError(.invalid, "at most \(settings.clients.maxSubscriptions) subscriptions per connection", board: name))
                 return
