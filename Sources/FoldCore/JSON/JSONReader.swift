@@ -78,9 +78,10 @@ struct JSONReader {
         var object = JSONObject()
         skipWhitespace()
         if peek == UInt8(ascii: "}") { position += 1; return .object(object) }
-        // Room for a message's members (type, board, id, action, key and a few
-        // more) and a section's at once, not grown 1, 2, 4, 8.
-        object.reserveCapacity(8)
+        // A message's members (type, board, id, action, key and a few more)
+        // at once, not grown 1, 2, 4, 8. Only at the top: nested objects (a
+        // board's items) are kept, and most hold one or two members.
+        if depth == 1 { object.reserveCapacity(8) }
         while true {
             skipWhitespace()
             guard peek == UInt8(ascii: "\"") else { throw error("expected a string key") }
