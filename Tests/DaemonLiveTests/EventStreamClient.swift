@@ -35,10 +35,8 @@ final class EventStreamClient {
         let rc = withUnsafePointer(to: &addr) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        guard rc == 0 else {
-            Glibc.close(fd)
-            throw HarnessError("connect: errno \(errno)")
-        }
+        // A throw from here on runs deinit, the descriptor's one close (see TestSocket).
+        guard rc == 0 else { throw HarnessError("connect: errno \(errno)") }
         var request = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nAccept: text/event-stream\r\n"
         for (k, v) in extra { request += "\(k): \(v)\r\n" }
         request += "\r\n"
@@ -47,7 +45,7 @@ final class EventStreamClient {
         try readHead()
     }
 
-    deinit { Glibc.close(fd) }
+    deinit { if fd >= 0 { Glibc.close(fd) } }
 
     private func fill(timeout: Double) throws -> Bool {
         var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)

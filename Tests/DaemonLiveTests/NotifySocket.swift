@@ -37,14 +37,12 @@ final class NotifySocket {
         let rc = withUnsafePointer(to: &addr) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
         }
-        guard rc == 0 else {
-            close(fd)
-            throw HarnessError("bind \(address): errno \(errno)")
-        }
+        // A throw from here on runs deinit, the descriptor's one close (see TestSocket).
+        guard rc == 0 else { throw HarnessError("bind \(address): errno \(errno)") }
     }
 
     deinit {
-        close(fd)
+        if fd >= 0 { close(fd) }
         if let pathToRemove { unlink(pathToRemove) }
     }
 

@@ -51,19 +51,14 @@ final class TestSocket {
                 Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
             }
         }
-        guard rc == 0 else {
-            Glibc.close(fd)
-            throw HarnessError("connect to port \(port): errno \(errno)")
-        }
-        do {
-            try handshake(protocols: protocols, path: path, host: host ?? "127.0.0.1", headers: headers)
-        } catch {
-            Glibc.close(fd)
-            throw error
-        }
+        // Every stored property is set by now, so a throw runs deinit, which
+        // closes the descriptor: closing it here too would close whatever
+        // another test's thread opened with that number in between.
+        guard rc == 0 else { throw HarnessError("connect to port \(port): errno \(errno)") }
+        try handshake(protocols: protocols, path: path, host: host ?? "127.0.0.1", headers: headers)
     }
 
-    deinit { Glibc.close(fd) }
+    deinit { if fd >= 0 { Glibc.close(fd) } }
 
     /// Connects and upgrades, expecting a refusal: its HTTP status (throws if the upgrade succeeded).
     static func refusal(port: Int, protocols: [String] = [], host: String? = nil, headers: [(String, String)] = []) throws -> Int {

@@ -114,9 +114,10 @@ import Testing
         // Nothing after closed: no reconnect, one closed, the last word.
         let seen = states.all
         #expect(seen.last == .closed && seen.filter { $0 == .closed }.count == 1 && client.state == .closed, "\(seen)")
-        let connected = try #require(seen.firstIndex(of: .connected), "\(seen)")
+        // `states()` gives the states from the call on: on a loaded machine the
+        // client may be connected before it, and then `connected` is not among them.
         let closed = try #require(seen.firstIndex(of: .closed), "\(seen)")
-        #expect(connected < closed, "\(seen)")
+        if let connected = seen.firstIndex(of: .connected) { #expect(connected < closed, "\(seen)") }
     }
 
     @Test func reconnect_with_backoff() async throws {
