@@ -52,6 +52,8 @@ public struct DaemonConfig: Sendable, Equatable {
     public var shutdownTimeout = 10
     /// Seconds between heartbeat comments on an event stream.
     public var streamHeartbeat = 15
+    /// Seconds a board nobody watches stays in memory after its last use.
+    public var boardIdle = 60
 
     // Who may do what (docs/SECURITY.md).
     /// Configured tokens; none means everyone may do everything.

@@ -51,6 +51,7 @@ public enum OptionTable {
         .int("handshake-timeout", "SECONDS", "time a client has to finish its request or WebSocket handshake", live: false, 1...600, \.handshakeTimeout),
         .int("store-busy-timeout", "MS", "how long a commit waits for a store lock before failing", live: false, 1...600_000, \.storeBusyMs),
         .int("shutdown-timeout", "SECONDS", "bound on a graceful shutdown", live: true, 1...3600, \.shutdownTimeout),
+        .int("board-idle", "SECONDS", "seconds a board nobody watches stays in memory after its last use; then only its position and action keys are kept, and the next use reads it from the store again", live: true, 1...86_400, \.boardIdle),
         .int("stream-heartbeat", "SECONDS", "seconds between heartbeat comments on an event stream (GET /api/boards/NAME/events); a reader that went away is noticed at the next one", live: true, 1...300, \.streamHeartbeat),
         ConfigOption(key: "token", value: "'NAME PERMS SHA256 [GLOB]'", help: "a token (repeatable): PERMS is a comma list of read, fold, edit, admin",
                      live: true, fromEnvironment: false,

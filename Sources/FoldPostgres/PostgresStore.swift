@@ -44,6 +44,13 @@ public final class PostgresStore: BoardStore, @unchecked Sendable {
         }
     }
 
+    public func loadCatalog() throws(StoreError) -> [CatalogEntry] {
+        try using { c throws(PGError) in
+            let r = try c.query("SELECT name, epoch, rev FROM foldsync_boards ORDER BY name")
+            return (0..<r.rows).map { i in CatalogEntry(name: r.text(i, 0) ?? "", epoch: r.text(i, 1) ?? "", rev: r.int(i, 2) ?? 0) }
+        }
+    }
+
     public func loadKeys() throws(StoreError) -> [StoredKey] {
         try using { c throws(PGError) in
             let r = try c.query("SELECT board, key, rev, fingerprint, at FROM foldsync_keys ORDER BY board, at, rev")

@@ -160,17 +160,29 @@ public final class SQLiteStore: BoardStore, @unchecked Sendable {
         s.reset()
         // A row's state may lag its board by a few revs: the changes logged after it bring it to the head.
         return try rows.map { (row: StoredBoard) throws(StoreError) -> StoredBoard in
-            let after = try loadChanges(board: row.name, after: row.rev)
-            var board = row
-            if !after.isEmpty {
-                guard after.map(\.rev) == Array(row.rev + 1 ... row.rev + after.count) else {
-                    throw StoreError("board '\(row.name)': the change log after its stored state (rev \(row.rev)) has a gap")
-                }
-                board.state = try StateSnapshots.replay(state: row.state, changes: after, board: row.name)
-                board.rev = after.last!.rev
-            }
+            let board = try StateSnapshots.head(of: row, after: loadChanges(board: row.name, after: row.rev))
             snapshots.loaded(row.name, .init(epoch: row.epoch, stateRev: row.rev, head: board.rev))
             return board
+        }
+    }
+
+    public func loadCatalog() throws(StoreError) -> [CatalogEntry] {
+        let s = try statements().selectCatalog
+        s.reset()
+        defer { s.reset() }
+        var rows: [CatalogEntry] = []
+        while try s.step() {
+            rows.append(CatalogEntry(name: s.text(0), epoch: s.text(1), rev: s.int(2)))
+        }
+        s.reset()
+        // The head: the row's rev, or its last change logged after it (the document is not read).
+        return try rows.map { (row: CatalogEntry) throws(StoreError) -> CatalogEntry in
+            let after = try loadChanges(board: row.name, after: row.rev)
+            try StateSnapshots.checkRun(of: row.name, from: row.rev, after)
+            var entry = row
+            entry.rev = after.last?.rev ?? row.rev
+            snapshots.loaded(row.name, .init(epoch: row.epoch, stateRev: row.rev, head: entry.rev))
+            return entry
         }
     }
 
@@ -513,7 +525,7 @@ final class SQLiteStatements {
     let upsertBoard, deleteBoard, deleteChunks, deleteChunk, chunksFrom, insertJournal, dropJournal: SQLiteStatement
     let insertKeyRow, deleteKeyRow, selectKeyRow, selectKeyRows: SQLiteStatement
     let chunks: SQLiteChunkWriter
-    let selectBoards: SQLiteStatement
+    let selectBoards, selectCatalog: SQLiteStatement
     let history: SQLiteHistoryStatements
     /// Prepared once: `sqlite3_exec` would parse them for every commit
     /// (≈ 30 µs of a commit that follows a quiet spell, measured).
@@ -534,6 +546,7 @@ final class SQLiteStatements {
         insertJournal = try db.prepare("INSERT INTO journal(seq, runs) VALUES(?1, ?2)")
         dropJournal = try db.prepare("DELETE FROM journal WHERE seq < ?1")
         selectBoards = try db.prepare("SELECT name, epoch, rev, state FROM boards ORDER BY name")
+        selectCatalog = try db.prepare("SELECT name, epoch, rev FROM boards ORDER BY name")
         // A key is written once; a repeat of a key is answered by the hub and never reaches the store.
         insertKeyRow = try db.prepare("INSERT INTO key_commits(count, keys) VALUES(?1, ?2)")
         deleteKeyRow = try db.prepare("DELETE FROM key_commits WHERE rowid = ?1")

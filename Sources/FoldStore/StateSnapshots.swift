@@ -70,6 +70,24 @@ struct StateSnapshots {
 
     mutating func committed(_ after: [String: Stored]) { boards = after }
 
+    /// `row` (a board's stored state) brought to its last logged change by
+    /// `after`, the changes logged past the row's rev, oldest first.
+    static func head(of row: StoredBoard, after: [StoredChange]) throws(StoreError) -> StoredBoard {
+        try checkRun(of: row.name, from: row.rev, after)
+        guard let last = after.last else { return row }
+        var board = row
+        board.state = try replay(state: row.state, changes: after, board: row.name)
+        board.rev = last.rev
+        return board
+    }
+
+    /// `after` must be every rev past `rev`, in order: a gap means the log lost a change the state needs.
+    static func checkRun(of board: String, from rev: Int, _ after: [StoredChange]) throws(StoreError) {
+        guard after.isEmpty || after.map(\.rev) == Array(rev + 1 ... rev + after.count) else {
+            throw StoreError("board '\(board)': the change log after its stored state (rev \(rev)) has a gap")
+        }
+    }
+
     /// A board's state at its last logged change: the stored state with the
     /// changes after it applied, in order (RFC 6902, as any client would).
     static func replay(state: [UInt8], changes: [StoredChange], board: String) throws(StoreError) -> [UInt8] {

@@ -22,7 +22,7 @@ import Testing
         #expect(d.waitForLog("threads, in start order"))
         let line = try #require(d.log(after: 0).split(separator: "\n").first { $0.contains("threads, in start order") })
         let listed = try #require(line.split(separator: ": ").last).split(separator: ", ").map(String.init)
-        #expect(listed == ["foldsync-reaper", "foldsync-sync", "foldsync-committer", "foldsync-reader",
+        #expect(listed == ["foldsync-reaper", "foldsync-sync", "foldsync-committer", "foldsync-reader", "foldsync-loader",
                            "foldsync-timers", "foldsync-lws", "signals"], "the written order: \(listed)")
 
         // A commit and a read, so every thread has run.

@@ -18,7 +18,7 @@ import Testing
         "max-actions-per-second": "11", "action-burst": "12", "max-subscriptions": "13",
         "tls-cert": "/etc/c.pem", "tls-key": "/etc/k.pem", "store": "postgresql://foldsync@127.0.0.1:5432/foldsync",
         "jwt-key": "RS256:/etc/foldsync/idp.pem:kid=k1", "jwt-issuer": "https://idp.example", "jwt-audience": "foldsync",
-        "jwt-leeway": "5", "jwt-refresh-before": "20", "stream-heartbeat": "3",
+        "jwt-leeway": "5", "jwt-refresh-before": "20", "stream-heartbeat": "3", "board-idle": "9",
     ]
 
     @Test func everyOptionHasASample() {

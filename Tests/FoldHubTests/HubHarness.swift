@@ -32,14 +32,25 @@ final class HubHarness {
     /// Keep history reads until `finishReads` (else they are answered at once, from `store`).
     var holdReads = false
     var heldReads: [HistoryRead] = []
+    /// Keep board reads until `finishBoardReads` (else answered at once, from `store`).
+    var holdBoardReads = false
+    var heldBoardReads: [String] = []
+    /// Make the next board reads fail, as a store that cannot be read would.
+    var boardReadFailure: String?
 
-    init(watchdogEvery: Double? = nil, statusEvery: Double? = nil, seed: UInt64 = 1, _ configure: (inout HubSettings) -> Void = { _ in }) {
+    /// `stored`: boards already in the store, not in memory (the daemon's
+    /// start: only their catalog entries and keys are read).
+    init(watchdogEvery: Double? = nil, statusEvery: Double? = nil, seed: UInt64 = 1, stored: [StoredBoard] = [], storedKeys: [StoredKey] = [],
+         _ configure: (inout HubSettings) -> Void = { _ in }) {
         var settings = HubSettings()
         // As the daemon names its default store.
         settings.storeName = "./foldsync.db"
         configure(&settings)
+        for b in stored { store.boards[b.name] = b }
+        store.keys = storedKeys
         hub = Hub(settings: settings, logger: .silent, digest: OpenSSLDigest(),
                   boards: [BoardState(name: "default", epoch: "e0", rev: 0, board: .initial, changes: [], history: settings.retention.historyPerBoard)],
+                  catalog: try! store.loadCatalog(), keys: Dictionary(grouping: storedKeys, by: \.board),
                   watchdogEvery: watchdogEvery, statusEvery: statusEvery, random: SplitMix64(seed: seed))
     }
 
@@ -79,6 +90,8 @@ final class HubHarness {
         case .sharePresence(let board, let count): shared.append("\(board) \(count.viewers)")
         case .readHistory(let r):
             if holdReads { heldReads.append(r) } else { answer(r) }
+        case .readBoard(let board, _):
+            if holdBoardReads { heldBoardReads.append(board) } else { answerBoard(board) }
         case .openStream(let x): responses[x] = HubResponse(status: 200, contentType: "text/event-stream")
         case .streamSend(let ids, let event, _):
             for id in ids where !endedStreams.contains(id) { streamed[id, default: []].append(event) }
@@ -97,6 +110,21 @@ final class HubHarness {
 
     func finishReads() {
         while !heldReads.isEmpty { answer(heldReads.removeFirst()) }
+    }
+
+    /// As the reader would: the board as the store holds it, parsed.
+    func answerBoard(_ board: String) {
+        let read: Result<BoardRead?, StoreError>
+        if let boardReadFailure {
+            read = .failure(StoreError(boardReadFailure))
+        } else {
+            do throws(StoreError) { read = .success(try store.readBoard(board, history: hub.settings.retention.historyPerBoard)) } catch { read = .failure(error) }
+        }
+        feed(.boardRead(board: board, BoardLoad(read)))
+    }
+
+    func finishBoardReads() {
+        while !heldBoardReads.isEmpty { answerBoard(heldBoardReads.removeFirst()) }
     }
 
     /// Commits what was handed over to the store and reports each outcome.

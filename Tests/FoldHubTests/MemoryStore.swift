@@ -11,6 +11,15 @@ final class MemoryStore: BoardStore {
 
     func loadBoards() throws(StoreError) -> [StoredBoard] { boards.values.sorted { $0.name < $1.name } }
 
+    func loadCatalog() throws(StoreError) -> [CatalogEntry] {
+        try loadBoards().map { CatalogEntry(name: $0.name, epoch: $0.epoch, rev: $0.rev) }
+    }
+
+    func readBoard(_ name: String, history: Int) throws(StoreError) -> BoardRead? {
+        guard let b = boards[name] else { return nil }
+        return BoardRead(board: b, changes: Array(changes.filter { $0.board == name && $0.rev <= b.rev }.suffix(history)))
+    }
+
     func loadChanges(board: String, after rev: Int) throws(StoreError) -> [StoredChange] {
         changes.filter { $0.board == board && $0.rev > rev }
     }
@@ -50,6 +59,7 @@ final class MemoryHistoryReader: HistoryReader, @unchecked Sendable {
     let store: MemoryStore
     init(_ store: MemoryStore) { self.store = store }
     func history(board: String, _ query: HistoryQuery) throws(StoreError) -> [StoredChange] { try store.history(board: board, query) }
+    func readBoard(_ name: String, history: Int) throws(StoreError) -> BoardRead? { try store.readBoard(name, history: history) }
     func close() {}
 }
 

@@ -23,7 +23,14 @@ import Testing
         }
         let reopened = try PostgresStore(uri: uri)
         #expect(try reopened.loadBoards() == [board("a", rev: 5)])
+        #expect(try reopened.loadCatalog() == [CatalogEntry(name: "a", epoch: "e1", rev: 5)])
         #expect(try reopened.loadChanges(board: "a", after: 0).map(\.rev) == [3, 4, 5])
+        // A board read on first use, on a reader's own session: the row and its last changes.
+        let reader = try reopened.historyReader()
+        let read = try #require(try reader.readBoard("a", history: 2))
+        #expect(read.board == board("a", rev: 5) && read.changes.map(\.rev) == [4, 5])
+        #expect(try reader.readBoard("none", history: 2) == nil)
+        reader.close()
         #expect(try reopened.loadChanges(board: "a", after: 4).map(\.ops) == [Array(#"[{"op":"add","path":"/n","value":5}]"#.utf8)])
 
         var delete = CommitBatch(historyLimit: 3)

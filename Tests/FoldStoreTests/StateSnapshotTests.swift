@@ -115,5 +115,19 @@ import Testing
             #expect(b.rev == boards[b.name]!.rev)
             #expect(try Board(trusted: JSONParser.parse(b.state)) == boards[b.name]!.board)
         }
+        // What the daemon reads at start, and a board read on first use by a reader of its own: the same heads.
+        #expect(try again.loadCatalog() == loaded.map { CatalogEntry(name: $0.name, epoch: "e", rev: $0.rev) })
+        let reader = try again.historyReader()
+        defer { reader.close() }
+        for name in ["x", "y"] {
+            let read = try #require(try reader.readBoard(name, history: 10))
+            #expect(read.board.rev == boards[name]!.rev)
+            #expect(try Board(trusted: JSONParser.parse(read.board.state)) == boards[name]!.board)
+            // The last changes up to the head, oldest first: at most the 10 asked, at least the ones the store keeps.
+            let revs = read.changes.map(\.rev)
+            #expect(revs.last == read.board.rev && revs == Array((revs.first ?? 1)...read.board.rev), "\(revs)")
+            #expect(revs.count <= 10 && revs.count >= min(10, limit), "\(revs)")
+        }
+        #expect(try reader.readBoard("nope", history: 10) == nil)
     }
 }

@@ -3,7 +3,8 @@
 each, with CHANGES changes of history each, written through the HTTP API
 of a first daemon; then RUNS starts of the daemon on that store, each timed
 from exec to its READY=1 (sd_notify, the socket this script listens on), with
-its resident memory once ready and the same for an empty store beside it.
+its resident memory once ready, and a board's first and second GET, and the
+same for an empty store beside it.
 Prints one JSON line per start and the medians.
 
     bench-cold-start.py [--bin .build-release/release/foldsyncd] [--boards 1000]
@@ -144,14 +145,24 @@ def main():
             time.sleep(2)
             settled = rss_kib(p.pid)
             boards = len(json.loads(request(port, "GET", "/api/boards"))["boards"])
+            # A board's first GET after start (read from the store when the daemon holds only the catalog), then a second.
+            name = "b0500" if label == "big" else "default"
+            gets = []
+            for _ in range(2):
+                t0 = time.monotonic()
+                request(port, "GET", f"/api/boards/{name}")
+                gets.append(round((time.monotonic() - t0) * 1000, 2))
             stop(p)
-            r = {"store": label, "boards": boards, "ready_s": round(ready, 3), "rss_ready_kib": rss, "rss_2s_kib": settled}
+            r = {"store": label, "boards": boards, "ready_s": round(ready, 3), "rss_ready_kib": rss, "rss_2s_kib": settled,
+                 "first_get_ms": gets[0], "second_get_ms": gets[1]}
             results[label].append(r)
             print(json.dumps(r))
     for label, rs in results.items():
         print(f"{label}: {rs[0]['boards']} boards; READY=1 after {statistics.median(r['ready_s'] for r in rs):.3f} s, "
               f"RSS {statistics.median(r['rss_ready_kib'] for r in rs) / 1024:.1f} MiB at ready, "
-              f"{statistics.median(r['rss_2s_kib'] for r in rs) / 1024:.1f} MiB 2 s later (medians of {len(rs)})")
+              f"{statistics.median(r['rss_2s_kib'] for r in rs) / 1024:.1f} MiB 2 s later; a board's first GET "
+              f"{statistics.median(r['first_get_ms'] for r in rs):.1f} ms, its second {statistics.median(r['second_get_ms'] for r in rs):.1f} ms "
+              f"(medians of {len(rs)})")
     if not args.keep:
         for f in os.listdir(folder):
             os.unlink(os.path.join(folder, f))

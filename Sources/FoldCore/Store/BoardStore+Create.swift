@@ -2,7 +2,7 @@ extension BoardStore {
     /// For an engine used by one daemon alone, nothing else creates boards:
     /// checking, then committing, cannot race.
     public func createIfAbsent(_ board: StoredBoard) throws(StoreError) -> Bool {
-        guard try !loadBoards().contains(where: { $0.name == board.name }) else { return false }
+        guard try !loadCatalog().contains(where: { $0.name == board.name }) else { return false }
         var batch = CommitBatch(historyLimit: .max)
         batch.boards = [board]
         try commit(batch)

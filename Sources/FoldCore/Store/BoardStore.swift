@@ -121,6 +121,9 @@ public protocol HistorySource: AnyObject {
 /// own: history and revert reads never wait in line with commits, nor make
 /// commits wait. Each read sees every change committed before it began.
 public protocol HistoryReader: HistorySource {
+    /// A board's document at its last committed change and its last
+    /// `history` changes, read in one transaction; nil when there is no such board.
+    func readBoard(_ name: String, history: Int) throws(StoreError) -> BoardRead?
     /// Closes the reader's handles; nothing may be called afterwards.
     func close()
 }
@@ -132,6 +135,9 @@ public protocol HistoryReader: HistorySource {
 public protocol BoardStore: HistorySource {
     /// Every board, at its last committed position.
     func loadBoards() throws(StoreError) -> [StoredBoard]
+    /// Every board's name and position, without its document: what the
+    /// daemon reads at start.
+    func loadCatalog() throws(StoreError) -> [CatalogEntry]
     /// A board's kept changes with `rev > after`, oldest first.
     func loadChanges(board: String, after rev: Int) throws(StoreError) -> [StoredChange]
     /// Every kept action key, each board's oldest first.

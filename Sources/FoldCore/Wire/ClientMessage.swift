@@ -13,3 +13,14 @@ public enum ClientMessage: Sendable, Equatable {
     /// `duplicate`, or `expired` and the key is void).
     case settle(board: String, key: String, id: String?)
 }
+
+extension ClientMessage {
+    /// The board the message is about, when it names one.
+    public var board: String? {
+        switch self {
+        case .subscribe(let board, _), .unsubscribe(let board), .settle(let board, _, _): board
+        case .action(let request): request.board
+        case .auth, .view: nil
+        }
+    }
+}

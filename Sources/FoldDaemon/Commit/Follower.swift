@@ -32,9 +32,9 @@ final class Follower: Service, Sendable {
     /// stale on purpose. Unset in production.
     private let lagMs: UInt32 = ProcessInfo.processInfo.environment["FOLDSYNCD_TEST_FOLLOWER_LAG_MS"].flatMap { UInt32($0) } ?? 0
 
-    init(uri: String, timeoutMs: Int, boards: [LoadedBoard], logger: Logger, post: @escaping @Sendable (RemoteUpdate) -> Void) {
+    init(uri: String, timeoutMs: Int, catalog: [CatalogEntry], logger: Logger, post: @escaping @Sendable (RemoteUpdate) -> Void) {
         var positions: [String: (epoch: String, rev: Int)] = [:]
-        for b in boards { positions[b.name] = (b.epoch, b.rev) }
+        for b in catalog { positions[b.name] = (b.epoch, b.rev) }
         source = Locked(PostgresFollowerBox(PostgresFollower(uri: uri, timeoutMs: timeoutMs, positions: positions)))
         self.post = post
         self.logger = logger

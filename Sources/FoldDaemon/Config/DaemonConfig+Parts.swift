@@ -37,6 +37,7 @@ extension DaemonConfig {
         h.shutdownTimeout = shutdownTimeout
         h.tls = tls
         h.streamHeartbeat = Double(streamHeartbeat)
+        h.boardIdle = Double(boardIdle)
         return h
     }
 }

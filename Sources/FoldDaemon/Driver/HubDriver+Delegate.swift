@@ -39,6 +39,7 @@ extension HubDriver: WebServerDelegate {
             case .reloadRefused(let why): refuseReload(why)
             case .remote(let update): feed(.remote(update))
             case .history(let id, let result): feed(.historyRead(id: id, result))
+            case .board(let name, let load): feed(.boardRead(board: name, load))
             }
         }
     }

@@ -17,6 +17,7 @@ final class HubDriver {
     let notifier: Notifier
     let committer: Committer
     let reader: Reader
+    let loader: BoardLoader
     /// Follows a shared (PostgreSQL) store; nil on SQLite.
     let follower: Follower?
     var web: StaticFiles
@@ -33,7 +34,7 @@ final class HubDriver {
     /// The store's threads run (services started before the loop's) for as
     /// long as the driver does; `mailbox` wakes `server`'s loop.
     init(hub: Hub, config: DaemonConfig, server: WebServer, notifier: Notifier, mailbox: HubMailbox,
-         committer: Committer, reader: Reader, follower: Follower?) {
+         committer: Committer, reader: Reader, loader: BoardLoader, follower: Follower?) {
         self.hub = hub
         self.config = config
         self.server = server
@@ -41,6 +42,7 @@ final class HubDriver {
         self.mailbox = mailbox
         self.committer = committer
         self.reader = reader
+        self.loader = loader
         self.follower = follower
         self.web = StaticFiles(root: config.webRoot, logger: hub.logger)
     }
@@ -119,6 +121,7 @@ final class HubDriver {
         case .catchUp(let board, let epoch, let after): follower?.catchUp(board: board, epoch: epoch, after: after)
         case .sharePresence(let board, let count): follower?.share(board: board, count)
         case .readHistory(let read): reader.read(read)
+        case .readBoard(let board, let history): loader.read(board, history: history)
         }
     }
 

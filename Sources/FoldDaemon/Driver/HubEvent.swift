@@ -14,6 +14,8 @@ enum HubEvent: Sendable {
     case remote(RemoteUpdate)
     /// A history read the reader did for the hub.
     case history(id: UInt64, Result<HistoryAnswer, StoreError>)
+    /// A board the reader read for the hub.
+    case board(String, BoardLoad)
 }
 
 /// The hub's mailbox: signals, the committer and the reader post, the driver drains in `woken()`.

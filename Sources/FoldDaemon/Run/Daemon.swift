@@ -64,7 +64,7 @@ public enum Daemon {
             return 2
         }
         let store: any BoardStore & Sendable
-        let loaded: [LoadedBoard]
+        let catalog: [CatalogEntry], keys: [String: [StoredKey]]
         do throws(StoreOpener.Failure) {
             store = try StoreOpener.open(config)
         } catch {
@@ -77,24 +77,27 @@ public enum Daemon {
         if let (from, to) = store.upgradedSchema {
             logger.info("upgraded the store \(config.storeName) from schema \(from) to \(to)")
         }
+        // Only the catalog and the action keys: a board's document is read when a client first uses it.
         do {
-            var boards = try LoadedBoard.loadAll(from: store, history: config.retention.historyPerBoard, logger: logger)
-            if boards.isEmpty {
+            var entries = try store.loadCatalog()
+            if entries.isEmpty {
                 if try createDefault(in: store) { logger.info("empty store: created the 'default' board") }
                 // Another daemon on the same database may have created it first: read back what won.
-                boards = try LoadedBoard.loadAll(from: store, history: config.retention.historyPerBoard, logger: logger)
+                entries = try store.loadCatalog()
             }
-            loaded = boards
+            catalog = entries
+            keys = Dictionary(grouping: try store.loadKeys(), by: \.board)
         } catch {
             logger.error("cannot read the store \(config.storeName): \(error)")
             return 1
         }
 
-        let historySource: any HistoryReader & Sendable
+        let historySource: any HistoryReader & Sendable, boardSource: any HistoryReader & Sendable
         do {
             historySource = try store.historyReader()
+            boardSource = try store.historyReader()
         } catch {
-            logger.error("cannot open a history reader on the store \(config.storeName): \(error)")
+            logger.error("cannot open a reader on the store \(config.storeName): \(error)")
             return 1
         }
 
@@ -111,25 +114,26 @@ public enum Daemon {
         let syncer = store.syncsApart ? SyncThread(store: store, report: report, caughtUp: caughtUp) : nil
         let committer = Committer(store: store, syncer: syncer, reaper: reaper, report: report, caughtUp: caughtUp)
         let reader = Reader(source: historySource) { mailbox.post(.history(id: $0, $1)) }
+        let loader = BoardLoader(source: boardSource) { mailbox.post(.board($0, $1)) }
         let follower = config.store.isEmpty ? nil
-            : Follower(uri: config.store, timeoutMs: config.storeBusyMs, boards: loaded, logger: logger.labelled("follower")) { mailbox.post(.remote($0)) }
+            : Follower(uri: config.store, timeoutMs: config.storeBusyMs, catalog: catalog, logger: logger.labelled("follower")) { mailbox.post(.remote($0)) }
         let clock = TimerClock(waker: waker)
         let loop = EventLoopService(transport: config.transport, logger: logger, waker: waker, clock: clock, mailbox: mailbox) { server in
             let hub = Hub(settings: config.hub(jwt: jwt), logger: logger, digest: OpenSSLDigest(),
-                          boards: loaded.map { $0.state(history: config.retention.historyPerBoard, keysPerBoard: config.retention.actionKeysPerBoard) },
+                          boards: [], catalog: catalog, keys: keys,
                           watchdogEvery: notifier.watchdogIntervalUs.map { Double($0) / 1e6 },
                           statusEvery: notifier.socketPath == nil ? nil : 5)
             return HubDriver(hub: hub, config: config, server: server, notifier: notifier, mailbox: mailbox,
-                             committer: committer, reader: reader, follower: follower)
+                             committer: committer, reader: reader, loader: loader, follower: follower)
         }
         let shutdown = Duration.seconds(config.shutdownTimeout)
         var members: [ServiceGroup.Member] = [
             .init(reaper, stopWithin: .seconds(2)),
         ]
         if let syncer { members.append(.init(syncer, stopWithin: .seconds(2))) }
-        // The reader stops before the committer: SQLite's last connection to
+        // The readers stop before the committer: SQLite's last connection to
         // close (the store's) folds the WAL into the file.
-        members += [.init(committer, stopWithin: shutdown), .init(reader, stopWithin: .seconds(2))]
+        members += [.init(committer, stopWithin: shutdown), .init(reader, stopWithin: .seconds(2)), .init(loader, stopWithin: .seconds(2))]
         if let follower { members.append(.init(follower, stopWithin: .seconds(2))) }
         members += [
             .init(clock, stopWithin: .seconds(1)),

@@ -120,6 +120,7 @@ extension Hub {
             let b = BoardState(name: name, epoch: epoch, rev: 0, board: nil, head: state)
             b.history.capacity = settings.retention.historyPerBoard
             boards[name] = b
+            used(b)
         }
         enqueue(PendingEntry(mutation: .create(board: name, epoch: epoch, state: state), reply: reply, board: name, rev: 0))
     }

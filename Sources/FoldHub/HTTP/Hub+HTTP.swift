@@ -3,11 +3,13 @@ import FoldCore
 extension Hub {
     /// The HTTP API, health, metrics and the dashboard's files, on the WebSocket port.
     func route(_ r: HubRequest) {
-        metrics.httpRequests += 1
         let parts = r.path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
         // parts[0] is "" (the path starts with "/"); a board route has its name at 3.
         let seg = Array(parts.dropFirst())
         let name = seg.count >= 3 && seg[0] == "api" && seg[1] == "boards" ? seg[2] : ""
+        // Counted once, when it goes on: a request for a board not in memory comes here again once it is read.
+        if !name.isEmpty, r.method != "OPTIONS", waitsForBoard(name, .http(r)) { return }
+        metrics.httpRequests += 1
         let shape: String
         switch seg.count {
         case 1: shape = seg[0]
@@ -32,9 +34,9 @@ extension Hub {
             case .denied(let denial): return respond(denial)
             case .allowed(let identity, _): who = identity
             }
-            let list = boards.values.filter { $0.committed != nil && (who?.allows(.read, board: $0.name) ?? true) }.sorted { $0.name < $1.name }.map { b in
-                HTTPBody.Listing(board: b.name, epoch: b.committedEpoch, rev: b.committedRev)
-            }
+            let inMemory = boards.values.compactMap { b in b.committed == nil ? nil : HTTPBody.Listing(board: b.name, epoch: b.committedEpoch, rev: b.committedRev) }
+            let list = (inMemory + residency.cold.map { HTTPBody.Listing(board: $0.key, epoch: $0.value.epoch, rev: $0.value.rev) })
+                .filter { who?.allows(.read, board: $0.board) ?? true }.sorted { $0.board < $1.board }
             respond(.json(HTTPBody.boardList(list)))
         case ("GET", "api/boards/*"):
             if let denial = httpDenial(r, .read, board: name) { return respond(denial) }

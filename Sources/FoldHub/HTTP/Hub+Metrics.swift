@@ -16,6 +16,10 @@ extension Hub {
         metric("foldsync_connections", "gauge", "Open WebSocket connections.", sessions.count)
         metric("foldsync_subscriptions", "gauge", "Board subscriptions over all connections.", subscriptions.count)
         metric("foldsync_boards", "gauge", "Boards in the store.", boardCount)
+        metric("foldsync_boards_in_memory", "gauge", "Boards held in memory; the others are read from the store on first use.", boardsInMemory)
+        metric("foldsync_board_reads_total", "counter", "Boards read from the store on first use.", m.boardReads)
+        metric("foldsync_board_read_failures_total", "counter", "Board reads the store failed (the requests waiting were answered with an internal error).", m.boardReadFailures)
+        metric("foldsync_boards_unloaded_total", "counter", "Boards let go after board-idle seconds unused and unwatched (position and action keys kept).", m.boardsUnloaded)
         metric("foldsync_store_writable", "gauge", "1 while the store accepts writes.", pipeline.fault == nil ? 1 : 0)
         metric("foldsync_connections_opened_total", "counter", "WebSocket connections accepted.", m.connectionsOpened)
         metric("foldsync_messages_received_total", "counter", "WebSocket messages received.", m.messagesReceived)
@@ -70,8 +74,8 @@ extension Hub {
     /// unknown here) is behind by all of its revs, plus one for the board itself.
     func catchUpLag(_ heads: [String: BoardHead]) -> Int {
         heads.reduce(0) { sum, h in
-            guard let b = boards[h.key], b.committed != nil else { return sum + h.value.rev + 1 }
-            return sum + (b.committedEpoch == h.value.epoch ? max(0, h.value.rev - b.committedRev) : h.value.rev + 1)
+            guard let p = position(of: h.key) else { return sum + h.value.rev + 1 }
+            return sum + (p.epoch == h.value.epoch ? max(0, h.value.rev - p.rev) : h.value.rev + 1)
         }
     }
 }

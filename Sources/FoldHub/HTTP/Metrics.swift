@@ -26,6 +26,10 @@ public struct Metrics: Sendable {
     public var streamsOpened = 0
     public var streamsEnded: [String: Int] = [:]
     public var authTimeouts = 0
+    /// Boards read from the store on first use, let go once unused, and reads that failed.
+    public var boardReads = 0
+    public var boardsUnloaded = 0
+    public var boardReadFailures = 0
     /// Commit latency histogram: upper bounds in seconds, and counts per bucket.
     static let bounds: [Double] = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5]
     var buckets = [Int](repeating: 0, count: bounds.count)

@@ -20,6 +20,10 @@ public final class BoardState {
     var keys = KeptKeys()
     /// When presence last went out for this board.
     var lastPresence: Instant?
+    /// When a request last named it; it goes cold `board-idle` seconds later, unless watched.
+    var lastUse: Instant = 0
+    /// A `Deadline.unload` is armed for it.
+    var unloadArmed = false
 
     init(name: String, epoch: String, rev: Int, board: Board?, head: Board?) {
         self.name = name

@@ -10,6 +10,8 @@ enum Deadline: Hashable {
     case stall(UInt64)
     /// A board whose viewer count changed.
     case presence(String)
+    /// A board that may have gone unused for `board-idle` seconds.
+    case unload(String)
     /// Ask the store again whether it accepts writes.
     case probe
     /// A heartbeat comment on every event stream.

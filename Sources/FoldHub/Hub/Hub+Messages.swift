@@ -23,29 +23,36 @@ extension Hub {
             return
         }
         switch ClientMessage.decode(json, limits: settings.limits) {
-        case .failure(let e):
-            refuse(s, e)
-        case .success(.subscribe(let board, let since)):
+        case .failure(let e): refuse(s, e)
+        case .success(let message): receive(message, from: s)
+        }
+    }
+
+    /// A message of `s`'s, in the order it came (`receive` may have held it
+    /// while a board it or an earlier one names was read).
+    func dispatch(_ message: ClientMessage, from s: Session) {
+        switch message {
+        case .subscribe(let board, let since):
             guard permits(s, .read, board: board) else { return forbid(s, "subscribe", board: board, id: nil) }
             subscribe(s, to: board, since: since)
-        case .success(.unsubscribe(let board)):
+        case .unsubscribe(let board):
             if subscriptions.contains(s.id, board) {
                 subscriptions.remove(s.id, board)
                 presenceChanged(board)
             }
-        case .success(.action(let request)):
+        case .action(let request):
             guard permits(s, Permission.required(for: request.action), board: request.board) else {
                 return forbid(s, request.action.name, board: request.board, id: request.id)
             }
             perform(request, reply: .socket(connection: s.id, id: request.id, board: request.board), by: s.name,
                     actor: Author(identity: s.identity, session: s.name))
-        case .success(.view(let following)):
+        case .view(let following):
             setFollowing(following, for: s)
-        case .success(.settle(let board, let key, let id)):
+        case .settle(let board, let key, let id):
             // Only a writer's keys can matter: the least write permission is asked.
             guard permits(s, .fold, board: board) else { return forbid(s, "settle", board: board, id: id) }
             settle(key, on: board, reply: .socket(connection: s.id, id: id, board: board))
-        case .success(.auth(let secret)):
+        case .auth(let secret):
             // With no token configured everyone may do everything: nothing to prove.
             authenticate(s, secret: secret)
         }

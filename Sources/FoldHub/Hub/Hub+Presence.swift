@@ -18,6 +18,8 @@ extension Hub {
                                following: watchers.reduce(0) { $0 + (sessions[$1]?.following == false ? 0 : 1) })
         emit(.sharePresence(board: name, here))
         guard let b = boards[name] else { return }
+        // The last watcher left: the board may go cold once unused for board-idle seconds.
+        if watchers.isEmpty { used(b) }
         b.lastPresence = now
         let elsewhere = remoteViewers[name] ?? ViewerCount(viewers: 0, following: 0)
         broadcast(ServerMessage.presence(board: name, viewers: here.viewers + elsewhere.viewers,

@@ -13,6 +13,14 @@ extension Hub {
         case .changes(let b, _, _), .snapshot(let b, _, _, _), .deleted(let b): name = b
         case .presence(let counts): return remotePresence(counts)
         }
+        if boards[name] == nil, residency.isCold(name) {
+            if residency.isReading(name) {
+                _ = residency.wait(for: name, .remote(update))
+            } else {
+                remoteToCold(update, name)
+            }
+            return
+        }
         if pipeline.remoteUpdate(on: name) { return }
         switch update {
         case .changes(_, let epoch, let changes): applyRemote(changes, to: name, epoch: epoch)
@@ -59,6 +67,37 @@ extension Hub {
         }
     }
 
+    /// Another node's commit to a board not in memory here: only its
+    /// position and its keys move (the document is read when it is used).
+    private func remoteToCold(_ update: RemoteUpdate, _ name: String) {
+        guard var c = residency[board: name] else { return }
+        switch update {
+        case .changes(_, let epoch, let changes):
+            let after = c.epoch == epoch ? c.rev : -1
+            for change in changes where change.rev > after {
+                for k in change.keys {
+                    c.keys.remember(k.packed, .init(rev: k.rev, fingerprint: k.fingerprint), cap: settings.retention.actionKeysPerBoard) {
+                        forgottenKeys.append(KeyName(board: name, packed: $0, rev: $1))
+                    }
+                }
+                metrics.changesApplied += 1
+            }
+            c.epoch = epoch
+            c.rev = max(after, changes.last?.rev ?? after)
+        case .snapshot(_, let epoch, let rev, _):
+            c.epoch = epoch
+            c.rev = rev
+            metrics.changesApplied += 1
+        case .deleted:
+            residency[board: name] = nil
+            metrics.changesApplied += 1
+            return
+        case .presence:
+            return
+        }
+        residency[board: name] = c
+    }
+
     private func replaceRemote(_ name: String, epoch: String, rev: Int, state: Board) {
         if let b = boards[name] {
             guard b.committedEpoch != epoch || rev > b.committedRev else { return }
@@ -69,7 +108,14 @@ extension Hub {
             b.committedRev = rev
             b.headRev = rev
             b.history.removeAll()
+        } else if subscriptions.watchers(of: name).isEmpty, !pipeline.awaitingCatchUp.contains(where: { $0.board == name }) {
+            // Created on another node, and nothing here watches the name or
+            // waits for it (a request judged on it, caught up): only where it stands is kept.
+            residency[board: name] = ColdBoard(epoch: epoch, rev: rev)
+            metrics.changesApplied += 1
+            return
         } else {
+            // Subscribers here kept the name, or requests wait for it: it is held, and they get it whole.
             let b = BoardState(name: name, epoch: epoch, rev: rev, board: state, head: state)
             b.history.capacity = settings.retention.historyPerBoard
             boards[name] = b

@@ -9,6 +9,7 @@ extension Hub {
             case .heartbeat: heartbeat()
             case .stall(let id): stallExpired(id)
             case .presence(let board): presenceDue(board)
+            case .unload(let board): unloadIfIdle(board)
             case .probe: emit(.probe)
             case .shutdown: shutdownTimedOut()
             case .watchdog: feedWatchdog()

@@ -15,7 +15,9 @@ public final class Hub {
     /// Why the last reload was refused, shown in STATUS= until one succeeds.
     var reloadError: String?
 
+    /// Boards in memory; the others are in `residency`, read on first use.
     var boards: [String: BoardState] = [:]
+    var residency = Residency()
     var sessions: [UInt64: Session] = [:]
     /// The `Authorization` header `admit` just proved, and what it proved:
     /// `opened` for the same upgrade comes next and takes it.
@@ -73,7 +75,11 @@ public final class Hub {
     /// in the daemon, a seeded one in tests, so a run replays exactly.
     var random: any RandomNumberGenerator
 
+    /// `loaded`: boards in memory from the start; `catalog`: the store's
+    /// other boards (where each stands, and its kept action keys, oldest
+    /// first), read when first used.
     public init(settings: HubSettings, logger: Logger, digest: any SecretDigest, boards loaded: [BoardState],
+                catalog: [CatalogEntry] = [], keys: [String: [StoredKey]] = [:],
                 watchdogEvery: Double? = nil, statusEvery: Double? = nil,
                 random: any RandomNumberGenerator = SystemRandomNumberGenerator()) {
         self.settings = settings
@@ -84,6 +90,15 @@ public final class Hub {
         self.statusEvery = statusEvery
         self.sink = logger
         for b in loaded { boards[b.name] = b }
+        var cold: [String: ColdBoard] = [:]
+        for e in catalog where boards[e.name] == nil {
+            var c = ColdBoard(epoch: e.epoch, rev: e.rev)
+            for k in (keys[e.name] ?? []).suffix(settings.retention.actionKeysPerBoard) {
+                c.keys.remember(k.packed, .init(rev: k.rev, fingerprint: k.fingerprint), cap: settings.retention.actionKeysPerBoard) { _, _ in }
+            }
+            cold[e.name] = c
+        }
+        residency = Residency(cold)
     }
 
     /// Handles one input; returns what to do, in order.
@@ -94,7 +109,7 @@ public final class Hub {
         case .received(let id, let message): if let s = sessions[id] { handle(message, from: s) }
         case .queueDrained(let id): deadlines.remove(.stall(id))
         case .overflowed(let id, let bytes): overflowed(id, bytes: bytes)
-        case .closed(let id): closed(id)
+        case .closed(let id): if !residency.closed(id) { closed(id) }
         case .http(let request): route(request)
         case .committed(let outcome): commitFinished(outcome)
         case .reload(let fresh): reload(fresh)
@@ -104,6 +119,7 @@ public final class Hub {
         case .tick: tick()
         case .remote(let update): remote(update)
         case .historyRead(let id, let result): historyRead(id, result)
+        case .boardRead(let board, let load): boardRead(board, load)
         }
         if !readsAwaitingCommit.isEmpty { releaseReadsAwaitingCommit() }
         checkShutdown()
@@ -130,7 +146,9 @@ public final class Hub {
         if let wake = deadlines.set(d, at: t) { emit(.wakeAt(wake)) }
     }
 
-    public var boardCount: Int { boards.values.count { $0.head != nil } }
+    public var boardCount: Int { boards.values.count { $0.head != nil } + residency.cold.count }
+    /// Boards whose document is in memory.
+    public var boardsInMemory: Int { boards.count }
     public var connectionCount: Int { sessions.count }
     public var storeFault: String? { pipeline.fault }
     /// The committed state of a board, when there is one.

@@ -52,4 +52,7 @@ public enum HubEffect {
     /// Read part of a board's history (off the event loop, on a connection
     /// that sees what is committed); answer with `historyRead`.
     case readHistory(HistoryRead)
+    /// Read a board that is not in memory, with its last `history` changes
+    /// (off the event loop); answer with `boardRead`.
+    case readBoard(board: String, history: Int)
 }

@@ -36,6 +36,8 @@ public enum HubInput {
     case remote(RemoteUpdate)
     /// The reader's answer to `HubEffect.readHistory`: the entries, oldest first.
     case historyRead(id: UInt64, Result<HistoryAnswer, StoreError>)
+    /// The reader's answer to `HubEffect.readBoard`.
+    case boardRead(board: String, BoardLoad)
 }
 
 /// An HTTP request with its whole body.

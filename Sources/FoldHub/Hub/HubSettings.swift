@@ -29,6 +29,8 @@ public struct HubSettings: Sendable, Equatable {
     public var tls = false
     /// Seconds between heartbeat comments on event streams.
     public var streamHeartbeat = 15.0
+    /// Seconds a board nobody watches stays in memory after its last use.
+    public var boardIdle = 60.0
 
     public init() {}
 
