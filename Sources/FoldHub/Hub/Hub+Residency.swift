@@ -19,7 +19,15 @@ extension Hub {
     func receive(_ message: ClientMessage, from s: Session) {
         var notInMemory: String?
         if let name = message.board {
-            if let b = boards[name] { used(b) } else { notInMemory = name }
+            if let b = boards[name] {
+                used(b)
+                // The common case, with one look-up: a board in memory, nothing held anywhere.
+                if residency.holdsNothing { return dispatch(message, from: s) }
+            } else {
+                notInMemory = name
+            }
+        } else if residency.holdsNothing {
+            return dispatch(message, from: s)
         }
         switch residency.hold(message, from: s.id, notInMemory: notInMemory) {
         case .go: dispatch(message, from: s)

@@ -51,6 +51,8 @@ struct Residency {
     init(_ catalog: [String: ColdBoard] = [:]) { cold = catalog }
 
     func isCold(_ board: String) -> Bool { cold[board] != nil }
+    /// No connection has messages held.
+    var holdsNothing: Bool { held.isEmpty }
     func isReading(_ board: String) -> Bool { reading[board] != nil }
     /// Messages waiting, over all connections.
     var heldMessages: Int { held.values.reduce(0) { $0 + $1.count } }
