@@ -54,7 +54,7 @@ enum KeyPack {
         var r = Reader(bytes: bytes)
         var out: [Group] = []
         while r.i < bytes.count {
-            guard let n = r.varint(), n <= 4096, r.i + Int(n) <= bytes.count else { return nil }
+            guard let n = r.varint(), n <= UInt64(Names.maxLength), r.i + Int(n) <= bytes.count else { return nil }
             let board = String(decoding: bytes[r.i..<(r.i + Int(n))], as: UTF8.self)
             r.i += Int(n)
             guard let at = r.varint(), let count = r.varint(), count <= UInt64(bytes.count) else { return nil }

@@ -45,11 +45,11 @@ final class KeyQueues {
     private var orderHead = 0
     /// Where `compactable` looks next.
     private var scanAt = 0
-    private(set) var liveKeys = 0
+    /// The keys kept.
+    private(set) var count = 0
     /// The keys the rows were written with, dead or alive.
     private(set) var storedKeys = 0
 
-    var count: Int { liveKeys }
     var rowCount: Int { rows.count }
 
     /// Keys of `board` (in the order written), each in its `row`.
@@ -88,7 +88,7 @@ final class KeyQueues {
             rows[row]!.live += n
             rows[row]!.written += n
         }
-        liveKeys += n
+        count += n
         storedKeys += n
     }
 
@@ -139,18 +139,22 @@ final class KeyQueues {
     /// call looks at no more than `limit * scanPerRow` rows, going on from
     /// where the last call stopped and round to the oldest again at the end.
     func compactable(limit: Int, slack: Int = KeyQueues.slack) -> [Int] {
-        guard storedKeys - liveKeys > liveKeys + slack else { return [] }
+        guard storedKeys - count > count + slack else { return [] }
         while orderHead < order.count, rows[order[orderHead]] == nil { orderHead += 1 }
-        if orderHead > 64 && orderHead * 2 > order.count {
-            order.removeFirst(orderHead)
-            scanAt = max(0, scanAt - orderHead)
+        // Gone rows leave `order` now and then, all at once: those passed at
+        // the front, and those behind a long-lived row there. The scan goes on
+        // from the same row.
+        if (orderHead > 64 && orderHead * 2 > order.count) || order.count - orderHead > 2 * rows.count + 64 {
+            var kept: [Int] = []
+            kept.reserveCapacity(rows.count)
+            var scan = 0
+            for i in orderHead..<order.count where rows[order[i]] != nil {
+                if i < scanAt { scan += 1 }
+                kept.append(order[i])
+            }
+            order = kept
             orderHead = 0
-        }
-        // Gone rows behind a long-lived one at the front are filtered out now and then.
-        if order.count - orderHead > 2 * rows.count + 64 {
-            order = order[orderHead...].filter { rows[$0] != nil }
-            orderHead = 0
-            scanAt = 0
+            scanAt = scan
         }
         var out: [Int] = []
         var budget = min(limit * Self.scanPerRow, order.count - orderHead)
@@ -179,7 +183,7 @@ final class KeyQueues {
     /// `new`, written with them; `old` is gone. No `new` when none was live.
     func moved(from old: Int, _ places: [String: [Int]], to new: Int?) {
         if let p = rows.removeValue(forKey: old) {
-            liveKeys -= p.live
+            count -= p.live
             storedKeys -= p.written
         }
         guard let new else { return }
@@ -195,7 +199,7 @@ final class KeyQueues {
 
     private func release(_ row: Int) -> Int? {
         guard var p = rows[row] else { return nil }
-        liveKeys -= 1
+        count -= 1
         p.live -= 1
         if p.live > 0 {
             rows[row] = p

@@ -431,18 +431,21 @@ public final class SQLiteStore: BoardStore, @unchecked Sendable {
                 for e in g.entries { found.append((StoredKey(board: g.board, packed: e.key, rev: e.rev, fingerprint: e.fingerprint, at: g.at), row)) }
             }
         }
-        // A board's keys oldest first: a key moved to a later row kept its time. Stable: those of one time stay in the order written.
-        let sorted = found.enumerated().sorted { ($0.element.key.board, $0.element.key.at, $0.offset) < ($1.element.key.board, $1.element.key.at, $1.offset) }.map(\.element)
+        // By board (names compared once a board, not once a key), then each
+        // board's keys oldest first: a key moved to a later row kept its time.
+        // Stable: those of one time stay in the order written.
+        var byBoard: [String: [(key: StoredKey, row: Int)]] = [:]
+        for f in found { byBoard[f.key.board, default: []].append(f) }
         let rows = KeyQueues()
-        var i = 0
-        while i < sorted.count {
-            var j = i
-            while j < sorted.count && sorted[j].key.board == sorted[i].key.board { j += 1 }
-            rows.wrote(board: sorted[i].key.board, sorted[i..<j].map { .init(row: $0.row, hash: $0.key.packed.hash, rev: $0.key.rev, at: $0.key.at) })
-            i = j
+        var out: [StoredKey] = []
+        out.reserveCapacity(found.count)
+        for board in byBoard.keys.sorted() {
+            let keys = byBoard[board]!.enumerated().sorted { ($0.element.key.at, $0.offset) < ($1.element.key.at, $1.offset) }.map(\.element)
+            rows.wrote(board: board, keys.map { .init(row: $0.row, hash: $0.key.packed.hash, rev: $0.key.rev, at: $0.key.at) })
+            out += keys.map(\.key)
         }
         keyRows = rows
-        return sorted.map(\.key)
+        return out
     }
 
     /// Where a journal row is encoded: kept between commits, so it is not a fresh allocation each time.

@@ -30,24 +30,28 @@ struct Subscriptions {
             }
         }
 
-        func adding(_ board: String) -> Watched {
+        /// Adds `board` in place: the caller holds the only reference to the
+        /// set (`insert` takes it out of the dictionary first), so it is not copied.
+        mutating func add(_ board: String) {
             switch self {
             case .one(let b):
-                return b == board ? self : .many([b, board])
+                if b != board { self = .many([b, board]) }
             case .many(var s):
+                self = .one(board)
                 s.insert(board)
-                return .many(s)
+                self = .many(s)
             }
         }
 
-        /// Nil when nothing is left.
-        func removing(_ board: String) -> Watched? {
+        /// Removes `board` in place; false when nothing is left.
+        mutating func remove(_ board: String) -> Bool {
             switch self {
-            case .one(let b): return b == board ? nil : self
+            case .one(let b): return b != board
             case .many(var s):
+                self = .one(board)
                 s.remove(board)
-                if s.count > 1 { return .many(s) }
-                return s.first.map { .one($0) }
+                if s.count > 1 { self = .many(s) } else if let last = s.first { self = .one(last) } else { return false }
+                return true
             }
         }
     }
@@ -77,13 +81,18 @@ struct Subscriptions {
 
     mutating func insert(_ id: UInt64, _ board: String) {
         if byBoard[board, default: []].insert(id).inserted { lists[board] = nil }
-        byConnection[id] = byConnection[id]?.adding(board) ?? .one(board)
+        if var w = byConnection.removeValue(forKey: id) {
+            w.add(board)
+            byConnection[id] = w
+        } else {
+            byConnection[id] = .one(board)
+        }
     }
 
     mutating func remove(_ id: UInt64, _ board: String) {
         if byBoard[board]?.remove(id) != nil { lists[board] = nil }
         if byBoard[board]?.isEmpty == true { byBoard[board] = nil }
-        if let w = byConnection[id] { byConnection[id] = w.removing(board) }
+        if var w = byConnection.removeValue(forKey: id), w.remove(board) { byConnection[id] = w }
     }
 
     /// Forgets a connection; returns the boards it watched.
