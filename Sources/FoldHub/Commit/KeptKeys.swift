@@ -65,8 +65,22 @@ struct KeptKeys {
     /// `forgetting` each key forgotten to stay within `cap`, oldest first,
     /// with its rev.
     mutating func remember(_ key: PackedKey, _ answer: Kept, cap: Int, forgetting: (PackedKey, Int) -> Void) {
-        guard find(key) == nil else { return }
+        // One probe finds the key or the empty slot that ends its run: below
+        // the bound and the table's load, that slot takes it.
+        let tag = Self.tag(key.hash)
+        var empty: Int?
+        if !slots.isEmpty {
+            let mask = slots.count - 1
+            var i = Int(truncatingIfNeeded: tag) & mask
+            while slots[i] != 0 {
+                if slots[i] >> 32 == tag, ring[index(slots[i])].key == key { return }
+                i = (i + 1) & mask
+            }
+            empty = i
+        }
         let cap = max(cap, 1)
+        // Forgetting moves slots back, and growing lays them out again: the slot is looked for again then.
+        if count >= cap { empty = nil }
         while count >= cap {
             let gone = ring[oldest]
             remove(Self.slot(Self.tag(gone.key.hash), base))
@@ -87,10 +101,18 @@ struct KeptKeys {
             if ring.count == ring.capacity { ring.reserveCapacity(Swift.min(cap, Swift.max(16, ring.count * 2))) }
             ring.append(entry)
         }
-        if (count + 1) * 2 > slots.count { grow() }
-        let tag = Self.tag(key.hash), mask = slots.count - 1
-        var i = Int(truncatingIfNeeded: tag) & mask
-        while slots[i] != 0 { i = (i + 1) & mask }
+        if (count + 1) * 2 > slots.count {
+            grow()
+            empty = nil
+        }
+        var i: Int
+        if let empty {
+            i = empty
+        } else {
+            let mask = slots.count - 1
+            i = Int(truncatingIfNeeded: tag) & mask
+            while slots[i] != 0 { i = (i + 1) & mask }
+        }
         slots[i] = Self.slot(tag, base &+ UInt32(count))
         count += 1
     }
