@@ -18,6 +18,10 @@ import Testing
         let uri = try PostgresServer.shared().createDatabase()
         let nodes = try (0..<3).map { _ in try DaemonProcess(["--store", uri, "--max-actions-per-second", "100000", "--action-burst", "100000"]) }
         defer { nodes.forEach { $0.shutdown() } }
+        // Every node holds the board before the writers start (a GET reads it
+        // from the store): a node still reading it is not yet writing, and
+        // the others' acks meanwhile are not a node winning over waiting writers.
+        for n in nodes { #expect(try n.http("GET", "/api/boards/default").status == 200) }
         let perWriter = 400, window = 8
         let acked = PthreadLocked([(rev: Int, node: Int)]())
         let writers = NodeClients(ports: nodes.map(\.port)) { k, s in
