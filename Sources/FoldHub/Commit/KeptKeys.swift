@@ -117,6 +117,11 @@ struct KeptKeys {
         count += 1
     }
 
+    /// Keys read from the store, oldest first (past `cap`, the oldest are not kept).
+    mutating func remember(_ stored: [StoredKey], cap: Int) {
+        for k in stored.suffix(cap) { remember(k.packed, .init(rev: k.rev, fingerprint: k.fingerprint), cap: cap) { _, _ in } }
+    }
+
     /// The keys forgotten, as a list.
     mutating func remember(_ key: String, _ answer: Kept, cap: Int) -> [(key: PackedKey, rev: Int)] {
         var forgotten: [(key: PackedKey, rev: Int)] = []

@@ -52,9 +52,7 @@ public final class BoardState {
     }
 
     /// Keys read from the store, oldest first (past `cap`, the oldest are not kept).
-    public func remember(_ stored: [StoredKey], cap: Int) {
-        for k in stored.suffix(cap) { keys.remember(k.packed, .init(rev: k.rev, fingerprint: k.fingerprint), cap: cap) { _, _ in } }
-    }
+    public func remember(_ stored: [StoredKey], cap: Int) { keys.remember(stored, cap: cap) }
 
     /// The shared snapshot message of the committed state.
     func snapshot() -> [UInt8]? {

@@ -93,9 +93,7 @@ public final class Hub {
         var cold: [String: ColdBoard] = [:]
         for e in catalog where boards[e.name] == nil {
             var c = ColdBoard(epoch: e.epoch, rev: e.rev)
-            for k in (keys[e.name] ?? []).suffix(settings.retention.actionKeysPerBoard) {
-                c.keys.remember(k.packed, .init(rev: k.rev, fingerprint: k.fingerprint), cap: settings.retention.actionKeysPerBoard) { _, _ in }
-            }
+            c.keys.remember(keys[e.name] ?? [], cap: settings.retention.actionKeysPerBoard)
             cold[e.name] = c
         }
         residency = Residency(cold)

@@ -54,8 +54,6 @@ struct Residency {
     /// No connection has messages held.
     var holdsNothing: Bool { held.isEmpty }
     func isReading(_ board: String) -> Bool { reading[board] != nil }
-    /// Messages waiting, over all connections.
-    var heldMessages: Int { held.values.reduce(0) { $0 + $1.count } }
 
     subscript(board board: String) -> ColdBoard? {
         get { cold[board] }
