@@ -32,4 +32,32 @@ static inline int fs_pin_if_loaded(const char *soname) {
     return dlopen(soname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE) != NULL;
 }
 
+/// A log context of a context's own (lws 4.3 and later; NULL before).
+/// lws 4.3 counts the objects bound to a log context, unlocked when built
+/// with LWS_MAX_SMP 1 as Debian builds it; contexts that share the default
+/// one on different threads race on that count and fail its assertion.
+/// Freed with fs_log_cx_free after lws_context_destroy.
+static inline void *fs_log_cx_create(int level, void (*emit)(int, const char *)) {
+#if LWS_LIBRARY_VERSION_MAJOR > 4 || (LWS_LIBRARY_VERSION_MAJOR == 4 && LWS_LIBRARY_VERSION_MINOR >= 3)
+    lws_log_cx_t *cx = (lws_log_cx_t *)calloc(1, sizeof(*cx));
+    if (!cx) return NULL;
+    cx->u.emit = emit ? emit : lwsl_emit_stderr;
+    cx->lll_flags = (uint32_t)level;
+    return cx;
+#else
+    (void)level; (void)emit;
+    return NULL;
+#endif
+}
+
+static inline void fs_log_cx_use(struct lws_context_creation_info *info, void *cx) {
+#if LWS_LIBRARY_VERSION_MAJOR > 4 || (LWS_LIBRARY_VERSION_MAJOR == 4 && LWS_LIBRARY_VERSION_MINOR >= 3)
+    info->log_cx = (lws_log_cx_t *)cx;
+#else
+    (void)info; (void)cx;
+#endif
+}
+
+static inline void fs_log_cx_free(void *cx) { free(cx); }
+
 #endif

@@ -91,7 +91,8 @@ public final class WebClient {
 
     /// Creates the context. Call on the thread that will call `run()`.
     public func start() throws(TransportError) {
-        lws_set_log_level(logger.level >= .debug ? Int32(LLL_ERR | LLL_WARN) : 0, nil)
+        let logLevel = logger.level >= .debug ? Int32(LLL_ERR | LLL_WARN) : 0
+        lws_set_log_level(logLevel, nil)
         var p = lws_protocols()
         p.name = lws.cString(Self.protocolName)
         p.callback = clientCallback
@@ -107,7 +108,7 @@ public final class WebClient {
         info.user = Unmanaged.passUnretained(self).toOpaque()
         info.timeout_secs = UInt32(clamping: options.connectTimeoutSeconds)
         info.connect_timeout_secs = UInt32(clamping: options.connectTimeoutSeconds)
-        guard lws.create(&info) != nil else {
+        guard lws.create(&info, logLevel: logLevel, emit: nil) != nil else {
             throw TransportError(description: "cannot create the lws client context")
         }
     }

@@ -21,6 +21,8 @@ final class LWSContext {
     private var protocolTables: [UnsafeMutablePointer<lws_protocols>] = []
     private var policies: [UnsafeMutablePointer<lws_retry_bo_t>] = []
     private var retryTables: [UnsafeMutablePointer<UInt32>] = []
+    /// The context's own log context (lws 4.3 and later: `fs_log_cx_create`), freed after the context.
+    private var logCx: UnsafeMutableRawPointer?
 
     init(waker: Waker) { self.waker = waker }
 
@@ -33,6 +35,7 @@ final class LWSContext {
         for t in protocolTables { t.deallocate() }
         for p in policies { p.deallocate() }
         for t in retryTables { t.deallocate() }
+        fs_log_cx_free(logCx)
     }
 
     /// A C copy of `s` that lives as long as this object.
@@ -74,8 +77,13 @@ final class LWSContext {
 
     /// Creates the context; nil when lws refuses (an event-loop plugin
     /// missing, say). Service thread: the one that will service it.
-    func create(_ info: inout lws_context_creation_info) -> OpaquePointer? {
+    /// `logLevel` and `emit` are its log's (`lws_set_log_level`'s), on a
+    /// log context of its own where lws has them.
+    func create(_ info: inout lws_context_creation_info, logLevel: Int32,
+                emit: (@convention(c) (Int32, UnsafePointer<CChar>?) -> Void)?) -> OpaquePointer? {
         precondition(raw == nil, "one context per owner")
+        if logCx == nil { logCx = fs_log_cx_create(logLevel, emit) }
+        fs_log_cx_use(&info, logCx)
         guard let ctx = lws_create_context(&info) else { return nil }
         raw = ctx
         // Before anything can destroy it: lws 4.3 would unload the event library under its own loop.

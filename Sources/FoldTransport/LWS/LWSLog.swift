@@ -22,6 +22,9 @@ enum LWSLog {
     static func install(level: Int32) {
         lws_set_log_level(level, lwsLogLine)
     }
+
+    /// The sink, for a context's own log context (`LWSContext.create`).
+    static let sink: @convention(c) (Int32, UnsafePointer<CChar>?) -> Void = lwsLogLine
 }
 
 private func lwsLogLine(_ level: Int32, _ line: UnsafePointer<CChar>?) {

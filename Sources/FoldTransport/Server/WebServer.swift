@@ -125,7 +125,8 @@ public final class WebServer {
 
     /// Creates the context and binds. Call on the thread that will call `run()`.
     public func start() throws(TransportError) {
-        LWSLog.install(level: logger.level >= .debug ? Int32(LLL_ERR | LLL_WARN) : Int32(LLL_ERR))
+        let logLevel = logger.level >= .debug ? Int32(LLL_ERR | LLL_WARN) : Int32(LLL_ERR)
+        LWSLog.install(level: logLevel)
         let fdLimit = DescriptorLimit.raise()
 
         // Three names, one callback: a client without a subprotocol lands on
@@ -178,7 +179,7 @@ public final class WebServer {
         // handshakes at once than this margin.
         upgradeDescriptorCeiling = reserved - min(64, max(reserved / 8, 1))
         DescriptorLimit.setSoft(reserved)
-        let created = lws.create(&info)
+        let created = lws.create(&info, logLevel: logLevel, emit: LWSLog.sink)
         DescriptorLimit.setSoft(fdLimit)
         guard let ctx = created else {
             throw TransportError(description: "cannot create the lws context (event loop \(config.eventLoop.rawValue): is its plugin installed?)")
