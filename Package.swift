@@ -86,7 +86,7 @@ let package = Package(
         // A real PostgreSQL server for the tests (initdb in a temporary directory, loopback, a free port).
         .target(name: "PostgresTestSupport", path: "Tests/PostgresTestSupport"),
         .testTarget(name: "FoldPostgresTests", dependencies: ["FoldCore", "FoldPostgres", "PostgresTestSupport"]),
-        .testTarget(name: "FoldTransportTests", dependencies: ["FoldTransport", "FoldSystem"]),
+        .testTarget(name: "FoldTransportTests", dependencies: ["FoldCore", "FoldTransport", "FoldSystem"]),
         .testTarget(name: "FoldSessionTests", dependencies: ["FoldCore", "FoldSession"]),
         .testTarget(name: "FoldSyncKitTests", dependencies: ["FoldCore", "FoldSession", "FoldSyncKit", "FoldSyncClient", "FoldTestSupport"]),
         .testTarget(name: "FoldClientTests", dependencies: ["FoldCore", "FoldSession", "FoldClient", "FoldTransport"]),

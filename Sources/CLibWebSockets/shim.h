@@ -60,4 +60,14 @@ static inline void fs_log_cx_use(struct lws_context_creation_info *info, void *c
 
 static inline void fs_log_cx_free(void *cx) { free(cx); }
 
+/// How many objects are bound to a context's log context; -1 before lws 4.3.
+static inline int fs_log_cx_bound(struct lws_context *ctx) {
+#if LWS_LIBRARY_VERSION_MAJOR > 4 || (LWS_LIBRARY_VERSION_MAJOR == 4 && LWS_LIBRARY_VERSION_MINOR >= 3)
+    return (int)lwsl_context_get_cx(ctx)->refcount;
+#else
+    (void)ctx;
+    return -1;
+#endif
+}
+
 #endif

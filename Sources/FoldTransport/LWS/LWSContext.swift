@@ -94,6 +94,15 @@ final class LWSContext {
         return ctx
     }
 
+    /// Objects bound to this context's log context (lws 4.3 and later:
+    /// its own, so other contexts' never count here); nil before 4.3 or
+    /// without a context.
+    var logBindings: Int? {
+        guard let raw else { return nil }
+        let n = fs_log_cx_bound(raw)
+        return n < 0 ? nil : Int(n)
+    }
+
     /// Detaches the waker, then destroys the context (once). Service thread,
     /// outside any wsi callback (from the loop's end or an lws timer).
     func destroy() {
