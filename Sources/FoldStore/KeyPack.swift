@@ -35,7 +35,7 @@ enum KeyPack {
 
     static func append(_ key: PackedKey, rev: Int, fingerprint: Int64, to out: inout [UInt8]) {
         out.append(key.count)
-        key.withBytes { out.append(contentsOf: $0) }
+        key.append(to: &out)
         varint(UInt64(bitPattern: Int64(rev &+ 1)), to: &out)
         withUnsafeBytes(of: UInt64(bitPattern: fingerprint).littleEndian) { out.append(contentsOf: $0) }
     }

@@ -65,12 +65,22 @@ final class KeyQueues {
         }
     }
 
-    /// Keys of `board` written together in `row` at `at`, in order.
-    func wrote<C: Collection>(board: String, row: Int, at: Int, _ keys: C) where C.Element == (hash: UInt64, rev: Int) {
-        guard !keys.isEmpty else { return }
-        let q = queue(board)
-        for k in keys { q.keys.append(Key(row: row, hash: k.hash, rev: k.rev, at: at)) }
-        add(row, keys.count)
+    /// A commit's keys, written together in `row` at `at` (a key's own
+    /// `at` when it has one): each board's run of `keys` (`KeyGrouping`), in order.
+    func wrote(row: Int, at: Int, _ keys: UnsafeBufferPointer<StoredKey>, grouping: KeyGrouping, groups: Int) {
+        var n = 0
+        for g in 0..<groups {
+            let run = grouping.run(g), first = keys[run.first!]
+            let q = queue(first.board)
+            // Taken out while appended to, so the queue is not checked key by key.
+            var filed = q.keys
+            q.keys = []
+            let time = first.at == 0 ? at : first.at
+            for i in run { filed.append(Key(row: row, hash: keys[i].packed.hash, rev: keys[i].rev, at: time)) }
+            q.keys = filed
+            n += run.count
+        }
+        if n > 0 { add(row, n) }
     }
 
     private func queue(_ board: String) -> Queue {
@@ -81,12 +91,12 @@ final class KeyQueues {
     }
 
     private func add(_ row: Int, _ n: Int) {
-        if rows[row] == nil {
+        if let i = rows.index(forKey: row) {
+            rows.values[i].live += n
+            rows.values[i].written += n
+        } else {
             rows[row] = RowCount(live: n, written: n)
             order.append(row)
-        } else {
-            rows[row]!.live += n
-            rows[row]!.written += n
         }
         count += n
         storedKeys += n

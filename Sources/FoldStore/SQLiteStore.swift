@@ -275,23 +275,33 @@ public final class SQLiteStore: BoardStore, @unchecked Sendable {
         let keys = batch.keys
         // Pruned when a board's keys pass a multiple of 64 revs, not on every commit.
         var newest: [String: Int] = [:]
-        for k in keys where k.rev > 0 && k.rev % 64 == 0 { newest[k.board] = max(newest[k.board] ?? 0, k.rev) }
+        keys.withUnsafeBufferPointer { ks in
+            for i in ks.indices where ks[i].rev > 0 && ks[i].rev % 64 == 0 { newest[ks[i].board] = max(newest[ks[i].board] ?? 0, ks[i].rev) }
+        }
         for (board, rev) in newest {
             for row in keyRows!.prune(board: board, olderThan: batch.now &- batch.keyKeepMs, maxRev: rev - batch.historyLimit) {
                 try deleteKeyRow(row, sql)
             }
         }
-        keyRowBuffer.removeAll(keepingCapacity: true)
         var count = 0
-        // The keys by board, the boards in the order their first key came: a
-        // counting sort into `keyOrder`, each board's run from `groupStart`.
-        let groups = groupKeys(keys)
-        for g in 0..<groups {
-            let run = keyOrder[groupStart[g]..<groupStart[g + 1]], first = keys[run.first!]
-            KeyPack.appendGroup(board: first.board, at: first.at == 0 ? batch.now : first.at, count: run.count, to: &keyRowBuffer)
-            for i in run { KeyPack.append(keys[i].packed, rev: keys[i].rev, fingerprint: keys[i].fingerprint, to: &keyRowBuffer) }
-            count += run.count
+        // Taken out while the keys are filed and written, and put back: the
+        // buffers are reused commit after commit.
+        var grouping = keyGrouping, row = keyRowBuffer
+        keyGrouping = KeyGrouping()
+        keyRowBuffer = []
+        row.removeAll(keepingCapacity: true)
+        let groups = keys.withUnsafeBufferPointer { ks in
+            let groups = grouping.file(ks)
+            for g in 0..<groups {
+                let run = grouping.run(g), first = ks[run.first!]
+                KeyPack.appendGroup(board: first.board, at: first.at == 0 ? batch.now : first.at, count: run.count, to: &row)
+                for i in run { KeyPack.append(ks[i].packed, rev: ks[i].rev, fingerprint: ks[i].fingerprint, to: &row) }
+                count += run.count
+            }
+            return groups
         }
+        keyRowBuffer = row
+        defer { keyGrouping = grouping }
         let moves = try compact(sql, count: &count)
         guard count > 0 else {
             for m in moves {
@@ -304,62 +314,16 @@ public final class SQLiteStore: BoardStore, @unchecked Sendable {
         s.reset()
         try s.bind(1, count)
         try s.run(binding: keyRowBuffer, at: 2)
-        let row = Int(sqlite3_last_insert_rowid(db.handle))
-        for g in 0..<groups {
-            let run = keyOrder[groupStart[g]..<groupStart[g + 1]], first = keys[run.first!]
-            keyRows!.wrote(board: first.board, row: row, at: first.at == 0 ? batch.now : first.at, run.lazy.map { (keys[$0].packed.hash, keys[$0].rev) })
-        }
+        let rowid = Int(sqlite3_last_insert_rowid(db.handle))
+        keys.withUnsafeBufferPointer { keyRows!.wrote(row: rowid, at: batch.now, $0, grouping: grouping, groups: groups) }
         for m in moves {
-            keyRows!.moved(from: m.old, m.places, to: row)
+            keyRows!.moved(from: m.old, m.places, to: rowid)
             try deleteKeyRow(m.old, sql)
         }
     }
 
-    /// Files the batch's keys by board into `keyOrder` (stable), board `g`'s
-    /// from `groupStart[g]` to `groupStart[g + 1]`, the boards in the order
-    /// of their first key; returns how many boards. Buffers are kept between
-    /// commits, so a commit allocates nothing here.
-    private func groupKeys(_ keys: [StoredKey]) -> Int {
-        keyGroup.removeAll(keepingCapacity: true)
-        groupOf.removeAll(keepingCapacity: true)
-        groupStart.removeAll(keepingCapacity: true)
-        var last = "", lastGroup = -1
-        for k in keys {
-            if lastGroup < 0 || k.board != last {
-                last = k.board
-                if let g = groupOf[k.board] {
-                    lastGroup = g
-                } else {
-                    lastGroup = groupStart.count
-                    groupOf[k.board] = lastGroup
-                    groupStart.append(0)
-                }
-            }
-            keyGroup.append(lastGroup)
-            groupStart[lastGroup] += 1
-        }
-        // Counts to starts; each key to its place, a board's start moving on
-        // to its end (the next board's start); then the first start, 0.
-        var at = 0
-        for g in groupStart.indices {
-            let n = groupStart[g]
-            groupStart[g] = at
-            at += n
-        }
-        keyOrder.removeAll(keepingCapacity: true)
-        keyOrder.append(contentsOf: repeatElement(0, count: keys.count))
-        for (i, g) in keyGroup.enumerated() {
-            keyOrder[groupStart[g]] = i
-            groupStart[g] += 1
-        }
-        groupStart.insert(0, at: 0)
-        return groupStart.count - 1
-    }
-
-    private var keyGroup: [Int] = []
-    private var groupOf: [String: Int] = [:]
-    private var groupStart: [Int] = []
-    private var keyOrder: [Int] = []
+    /// The batch's keys by board, kept between commits (`KeyGrouping`).
+    private var keyGrouping = KeyGrouping()
 
     /// The live keys of the rows `KeyQueues.compactable` names, appended to
     /// this commit's row in `keyRowBuffer` (each group with its own time);

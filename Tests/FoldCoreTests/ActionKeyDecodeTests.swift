@@ -74,6 +74,33 @@ import Testing
         #expect(!ActionKey.appendFlat(.setItems(section: "s", items: []), to: &none) && none.isEmpty)
     }
 
+    /// A fingerprint is FNV-1a of those bytes, hashed as they are written or
+    /// after: the same for every action, and the same as when the store's
+    /// keys were written (the literals, computed from the JSON text alone).
+    @Test func theFingerprintIsFNVOfTheObjectsBytes() {
+        func fnv(_ bytes: [UInt8]) -> Int64 {
+            var h: UInt64 = 0xcbf2_9ce4_8422_2325
+            for b in bytes { h = (h ^ UInt64(b)) &* 0x0000_0100_0000_01b3 }
+            return Int64(bitPattern: h)
+        }
+        let odd = "q\"uo\\te \u{1}é😀\n\u{2028}"
+        let actions: [Action] = [
+            .toggle(section: "s0"), .expand(section: odd), .setTitle(section: "s", title: odd), .setTitle(section: "", title: ""),
+            .moveSection(section: "m", to: 0), .moveSection(section: "m", to: -3), .moveSection(section: "m", to: Int.min),
+            .revert(rev: Int.max), .focus(section: "f", item: 10), .expandAll, .setMode(.multi),
+            .setItems(section: "s", items: []), .addSection(SectionDraft(id: "n", title: odd), at: 1),
+        ]
+        for action in actions {
+            var o: JSONObject = ["type": .string(action.name)]
+            action.encodeFields(into: &o)
+            #expect(ActionKey.fingerprint(action) == fnv(JSON.object(o).encoded()), "\(action)")
+        }
+        #expect(ActionKey.fingerprint(.toggle(section: "s0")) == -2_583_129_558_459_298_437)
+        #expect(ActionKey.fingerprint(.setTitle(section: "s", title: "q\"uo\\te é")) == 1_380_404_763_184_850_047)
+        #expect(ActionKey.fingerprint(.moveSection(section: "m", to: -3)) == -2_829_875_307_653_821_948)
+        #expect(ActionKey.fingerprint(.expandAll) == 8_297_754_127_153_003_960)
+    }
+
     @Test func aRepeatsAckSaysSo() {
         #expect(String(decoding: ServerMessage.ack(id: "9", board: "b", rev: 3, duplicate: true), as: UTF8.self)
             == #"{"type":"ack","id":"9","board":"b","rev":3,"duplicate":true}"#)

@@ -18,68 +18,134 @@ public enum ActionKey {
 
     /// What a key is remembered with, to tell a repeat from another action
     /// under the same key: FNV-1a (64 bits) of the action's canonical JSON
-    /// (its type and fields; not `id`, `ifRev` or the key).
+    /// (its type and fields; not `id`, `ifRev` or the key). Stored with the
+    /// key, so these bytes and this hash never change.
     public static func fingerprint(_ action: Action) -> Int64 {
         var out: [UInt8] = []
         return fingerprint(action, scratch: &out)
     }
 
-    /// The same, encoding into `scratch` (emptied first; its storage kept
-    /// for the next call, so a keyed action costs no allocation here).
+    /// The same; an action of strings and numbers is hashed as its JSON is
+    /// written, without the bytes (`writeFlat`), the others encoded into
+    /// `scratch` (emptied first; its storage kept for the next call).
     public static func fingerprint(_ action: Action, scratch out: inout [UInt8]) -> Int64 {
+        var hash = FNV1a()
+        if writeFlat(action, to: &hash) { return Int64(bitPattern: hash.value) }
         out.removeAll(keepingCapacity: true)
-        out.reserveCapacity(128)
-        if !appendFlat(action, to: &out) {
-            var o: JSONObject = ["type": .string(action.name)]
-            action.encodeFields(into: &o)
-            JSON.object(o).encode(into: &out)
-        }
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in out {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x0000_0100_0000_01b3
-        }
-        return Int64(bitPattern: hash)
+        var o: JSONObject = ["type": .string(action.name)]
+        action.encodeFields(into: &o)
+        JSON.object(o).encode(into: &out)
+        out.withUnsafeBytes { hash.add($0) }
+        return Int64(bitPattern: hash.value)
     }
 
     /// The canonical JSON of an action whose fields are strings and numbers
-    /// (every one a client folds with), written straight out: the bytes
-    /// `encodeFields` gives, in its order, without building the object on
-    /// every keyed action. False (nothing written) for the others.
+    /// (every one a client folds with), as bytes: what `encodeFields` gives,
+    /// in its order. False (nothing written) for the others.
     static func appendFlat(_ action: Action, to out: inout [UInt8]) -> Bool {
+        var bytes = ByteSink(out: out)
+        out = []
+        defer { out = bytes.out }
+        return writeFlat(action, to: &bytes)
+    }
+
+    /// The canonical JSON of a flat action into `sink`, written straight
+    /// out without building the object; false (nothing written) for the others.
+    static func writeFlat<Sink: FlatJSONSink>(_ action: Action, to out: inout Sink) -> Bool {
         func start() {
-            JSONWriter.appendRaw("{\"type\":", to: &out)
-            JSONWriter.appendString(action.name, to: &out)
+            out.raw("{\"type\":")
+            out.string(action.name)
         }
         func string(_ name: StaticString, _ value: String) {
-            out.append(UInt8(ascii: ","))
-            JSONWriter.appendRaw(name, to: &out)
-            JSONWriter.appendString(value, to: &out)
+            out.raw(name)
+            out.string(value)
         }
         func int(_ name: StaticString, _ value: Int) {
-            out.append(UInt8(ascii: ","))
-            JSONWriter.appendRaw(name, to: &out)
-            out.append(contentsOf: String(value).utf8)
+            out.raw(name)
+            out.int(value)
         }
         switch action {
         case .toggle(let s), .expand(let s), .collapse(let s), .removeSection(let s):
-            start(); string("\"section\":", s)
+            start(); string(",\"section\":", s)
         case .expandAll, .collapseAll, .clearFocus:
             start()
         case .setMode(let mode):
-            start(); string("\"mode\":", mode.rawValue)
+            start(); string(",\"mode\":", mode.rawValue)
         case .moveSection(let s, let to):
-            start(); string("\"section\":", s); int("\"to\":", to)
+            start(); string(",\"section\":", s); int(",\"to\":", to)
         case .setTitle(let s, let title):
-            start(); string("\"section\":", s); string("\"title\":", title)
+            start(); string(",\"section\":", s); string(",\"title\":", title)
         case .revert(let rev):
-            start(); int("\"rev\":", rev)
+            start(); int(",\"rev\":", rev)
         case .focus(let s, let item):
-            start(); string("\"section\":", s); int("\"item\":", item)
+            start(); string(",\"section\":", s); int(",\"item\":", item)
         case .addSection, .setItems, .replace:
             return false
         }
-        out.append(UInt8(ascii: "}"))
+        out.raw("}")
         return true
+    }
+}
+
+/// Where `ActionKey.writeFlat` writes: JSON text as bytes, or its hash.
+protocol FlatJSONSink {
+    mutating func raw(_ text: StaticString)
+    /// `s` quoted and escaped as `JSONWriter.appendString` writes it.
+    mutating func string(_ s: String)
+    mutating func int(_ n: Int)
+}
+
+/// The bytes themselves.
+struct ByteSink: FlatJSONSink {
+    var out: [UInt8]
+    mutating func raw(_ text: StaticString) { JSONWriter.appendRaw(text, to: &out) }
+    mutating func string(_ s: String) { JSONWriter.appendString(s, to: &out) }
+    mutating func int(_ n: Int) { JSONWriter.appendInt(n, to: &out) }
+}
+
+/// FNV-1a (64 bits) of the bytes, taken as they are written.
+struct FNV1a: FlatJSONSink {
+    private(set) var value: UInt64 = 0xcbf2_9ce4_8422_2325
+
+    @inline(__always)
+    mutating func add(_ byte: UInt8) { value = (value ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
+
+    mutating func add(_ bytes: UnsafeRawBufferPointer) { for b in bytes { add(b) } }
+
+    mutating func raw(_ text: StaticString) {
+        add(UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+
+    /// Text JSON writes as it is (no quote, backslash, control character or
+    /// U+2028/2029's lead byte) is hashed in place; other text as escaped.
+    mutating func string(_ s: String) {
+        var text = s
+        let before = value
+        add(UInt8(ascii: "\""))
+        let plain: Bool = text.withUTF8 { bytes in
+            for b in bytes {
+                if b < 0x20 || b == 0x22 || b == 0x5C || b == 0xE2 { return false }
+                add(b)
+            }
+            return true
+        }
+        if plain { return add(UInt8(ascii: "\"")) }
+        value = before
+        var escaped: [UInt8] = []
+        JSONWriter.appendString(s, to: &escaped)
+        escaped.withUnsafeBytes { add($0) }
+    }
+
+    /// Decimal, as `JSONWriter.appendInt` writes it: most significant digit first.
+    mutating func int(_ n: Int) {
+        if n < 0 { add(UInt8(ascii: "-")) }
+        var rest = n.magnitude
+        var unit: UInt = 1
+        while rest / unit >= 10 { unit *= 10 }
+        while unit > 0 {
+            add(UInt8(ascii: "0") + UInt8(rest / unit))
+            rest %= unit
+            unit /= 10
+        }
     }
 }

@@ -50,6 +50,11 @@ public struct PackedKey: Sendable, Hashable, CustomStringConvertible {
         try withUnsafeBytes(of: words) { raw in try body(UnsafeRawBufferPointer(rebasing: raw[0..<Int(count)])) }
     }
 
+    /// The key's bytes appended to `out` (no closure for a caller in another module to allocate).
+    public func append(to out: inout [UInt8]) {
+        withUnsafeBytes(of: words) { raw in out.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[0..<Int(count)])) }
+    }
+
     public var string: String { withBytes { String(decoding: $0, as: UTF8.self) } }
     public var description: String { string }
 

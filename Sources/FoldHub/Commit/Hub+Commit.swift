@@ -128,10 +128,13 @@ extension Hub {
 
     /// A committed entry: move the committed position, fan out, answer.
     func apply(_ e: PendingEntry) {
+        // A change's board, looked up once for its key too.
+        var changed: BoardState?
         if let m = e.mutation {
             switch m {
             case .change(let name, let epoch, let rev, _, let message, let after):
-                guard let b = boards[name], b.committedEpoch == epoch || b.committed == nil else { break }
+                changed = boards[name]
+                guard let b = changed, b.committedEpoch == epoch || b.committed == nil else { break }
                 b.committed = after
                 b.committedEpoch = epoch
                 b.committedRev = rev
@@ -155,7 +158,7 @@ extension Hub {
                 broadcast(ServerMessage.deleted(board: name), on: name)
             }
         }
-        if let key = e.key, let b = boards[e.board] {
+        if let key = e.key, let b = changed ?? boards[e.board] {
             b.keys.remember(key, .init(rev: e.void ? -1 : e.rev, fingerprint: e.fingerprint), cap: settings.retention.actionKeysPerBoard) {
                 forgottenKeys.append(KeyName(board: e.board, packed: $0, rev: $1))
             }
