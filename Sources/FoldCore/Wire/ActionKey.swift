@@ -110,7 +110,13 @@ struct FNV1a: FlatJSONSink {
     @inline(__always)
     mutating func add(_ byte: UInt8) { value = (value ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
 
-    mutating func add(_ bytes: UnsafeRawBufferPointer) { for b in bytes { add(b) } }
+    mutating func add(_ bytes: UnsafeRawBufferPointer) { value = Self.hash(value, bytes) }
+
+    private static func hash(_ start: UInt64, _ bytes: UnsafeRawBufferPointer) -> UInt64 {
+        var h = start
+        for b in bytes { h = (h ^ UInt64(b)) &* 0x0000_0100_0000_01b3 }
+        return h
+    }
 
     mutating func raw(_ text: StaticString) {
         add(UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
@@ -120,17 +126,19 @@ struct FNV1a: FlatJSONSink {
     /// U+2028/2029's lead byte) is hashed in place; other text as escaped.
     mutating func string(_ s: String) {
         var text = s
-        let before = value
-        add(UInt8(ascii: "\""))
-        let plain: Bool = text.withUTF8 { bytes in
+        let quoted = (value ^ UInt64(UInt8(ascii: "\""))) &* 0x0000_0100_0000_01b3
+        let plain: UInt64? = text.withUTF8 { bytes in
+            var h = quoted
             for b in bytes {
-                if b < 0x20 || b == 0x22 || b == 0x5C || b == 0xE2 { return false }
-                add(b)
+                if b < 0x20 || b == 0x22 || b == 0x5C || b == 0xE2 { return nil }
+                h = (h ^ UInt64(b)) &* 0x0000_0100_0000_01b3
             }
-            return true
+            return h
         }
-        if plain { return add(UInt8(ascii: "\"")) }
-        value = before
+        if let plain {
+            value = plain
+            return add(UInt8(ascii: "\""))
+        }
         var escaped: [UInt8] = []
         JSONWriter.appendString(s, to: &escaped)
         escaped.withUnsafeBytes { add($0) }
