@@ -74,6 +74,25 @@ import Testing
         let port = try Self.refusingPort()
         let threads = 8, rounds = 30
         let results = Locked([Int](repeating: 0, count: threads))
+        // Another thread opens pipes over and over and checks each is still
+        // open before closing it: a context that closed a descriptor twice
+        // would close one of these.
+        let done = Locked(false), lost = Locked(0), checked = Locked(0)
+        let watcherDone = DispatchSemaphore(value: 0)
+        let watcher = Thread {
+            var fds: [Int32] = [0, 0]
+            while !done.withLock({ $0 }) {
+                guard pipe(&fds) == 0 else { continue }
+                for _ in 0..<20 { sched_yield() }
+                let gone = fds.filter { fcntl($0, F_GETFD) == -1 }.count
+                lost.withLock { $0 += gone }
+                checked.withLock { $0 += 1 }
+                close(fds[0])
+                close(fds[1])
+            }
+            watcherDone.signal()
+        }
+        watcher.start()
         let group = DispatchGroup()
         for t in 0..<threads {
             group.enter()
@@ -97,6 +116,10 @@ import Testing
             thread.start()
         }
         #expect(group.wait(timeout: .now() + 120) == .success, "the threads did not finish within 120 s")
+        done.withLock { $0 = true }
+        #expect(watcherDone.wait(timeout: .now() + 5) == .success, "the watcher thread did not stop")
+        #expect(checked.withLock { $0 } > 0)
+        #expect(lost.withLock { $0 } == 0, "\(lost.withLock { $0 }) of another thread's descriptors were closed under it")
         // Every attempt on every thread was refused and reported, once each.
         #expect(results.withLock { $0 } == [Int](repeating: rounds, count: threads))
     }
