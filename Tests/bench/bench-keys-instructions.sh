@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# What a key on every action costs the daemon in instructions, which do not
-# move with the machine's load as rates do: the release daemon under
+# What a key on every action costs the daemon in instructions, which move
+# less with the machine's load than rates do (still with batching: compare
+# counts taken in one window): the release daemon under
 # callgrind (valgrind), 50 writers (a board each) without and with --keys,
 # counted over every thread for WINDOW (20) seconds after 5 s of warm-up,
 # over the changes applied in that window. Prints instructions per ack.
