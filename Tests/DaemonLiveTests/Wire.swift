@@ -79,16 +79,6 @@ extension TestSocket {
     }
 }
 
-/// Polls `condition` every 50 ms for at most `timeout` seconds.
-func eventually(timeout: Double = 10, _ condition: () throws -> Bool) rethrows -> Bool {
-    let deadline = Date().addingTimeInterval(timeout)
-    while true {
-        if try condition() { return true }
-        if Date() >= deadline { return false }
-        usleep(50_000)
-    }
-}
-
 /// The value of a metric line `name value` (no labels) in Prometheus text.
 func metric(_ name: String, in text: String) -> Double? {
     for line in text.split(separator: "\n") where line.hasPrefix(name + " ") {

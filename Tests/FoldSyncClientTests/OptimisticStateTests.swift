@@ -22,13 +22,13 @@ import Testing
         #expect(await r.offline())
         let toggle = Outcome { try await board.toggle("s1") }
         // Offline: nothing reaches the daemon, yet the board shows the fold.
-        #expect(await SyncClientTests.until { Self.expanded(board.state, "s1") == true })
+        #expect(await until { Self.expanded(board.state, "s1") == true })
         #expect(Self.expanded(board.confirmed, "s1") == false && board.rev == 0)
         #expect(toggle.value == nil)
         r.relay.accept()
-        #expect(await SyncClientTests.until(15) { toggle.value != nil })
+        #expect(await until(15) { toggle.value != nil })
         #expect(toggle.rev == 1)
-        #expect(await SyncClientTests.until { board.rev == 1 && changes.changes.contains { !$0.local && $0.rev == 1 } })
+        #expect(await until { board.rev == 1 && changes.changes.contains { !$0.local && $0.rev == 1 } })
         let get = try r.get()["state"]
         #expect(board.confirmed == get && board.state == get)
         // From the first change on, s1 shows open: never toggled twice, never back.
@@ -47,7 +47,7 @@ import Testing
             let seen = changes.changes.count
             let rev = try await board.toggle("s1")
             #expect(rev == round)
-            #expect(await SyncClientTests.until { board.rev == round })
+            #expect(await until { board.rev == round })
             let flags = changes.changes[seen...].map { Self.expanded($0.state, "s1") }
             #expect(!flags.isEmpty && flags.allSatisfy { $0 == !(before ?? false) }, "round \(round): \(flags)")
         }
@@ -62,13 +62,13 @@ import Testing
         let changes = SyncClientTests.Recorder(board)
         #expect(await r.offline())
         let toggle = Outcome { try await board.toggle("s2") }
-        #expect(await SyncClientTests.until { Self.expanded(board.state, "s2") == true })
+        #expect(await until { Self.expanded(board.state, "s2") == true })
         // Another client removes the section while the action waits.
         _ = try r.daemon.curlJSON("POST", "/api/boards/default/actions", body: #"{"type":"removeSection","section":"s2"}"#)
         r.relay.accept()
-        #expect(await SyncClientTests.until(15) { toggle.value != nil })
+        #expect(await until(15) { toggle.value != nil })
         #expect(toggle.code == "not_found")
-        #expect(await SyncClientTests.until { changes.changes.contains { $0.rolledBack != nil } })
+        #expect(await until { changes.changes.contains { $0.rolledBack != nil } })
         let rolled = try #require(changes.changes.first { $0.rolledBack != nil })
         #expect(rolled.local && rolled.rolledBack?.error.code == "not_found" && rolled.rolledBack?.action == .toggle(section: "s2"))
         let get = try r.get()["state"]

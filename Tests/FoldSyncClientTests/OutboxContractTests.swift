@@ -26,7 +26,7 @@ import Testing
         func expanded(_ section: String) throws -> Bool? { try get()["state"]?.section(section)?["expanded"]?.boolValue }
         func offline() async -> Bool {
             relay.goDown()
-            return await SyncClientTests.until { if case .disconnected = client.state { true } else { false } }
+            return await until { if case .disconnected = client.state { true } else { false } }
         }
     }
 
@@ -54,7 +54,7 @@ import Testing
         #expect(toggle.value == nil, "kept, not refused")
         #expect(try r.get()["rev"]?.intValue == 0)
         r.relay.accept()
-        #expect(await SyncClientTests.until(15) { toggle.value != nil })
+        #expect(await until(15) { toggle.value != nil })
         #expect(toggle.rev == 1, "\(String(describing: toggle.value))")
         #expect(try r.get()["rev"]?.intValue == 1 && r.expanded("s1") == true)
     }
@@ -89,10 +89,10 @@ import Testing
         let kept = [Outcome { try await board.toggle("s0") }, Outcome { try await board.toggle("s1") }]
         try await Task.sleep(nanoseconds: 200_000_000)
         await #expect { try await board.toggle("s2") } throws: { ($0 as? SyncError)?.code == "expired" }
-        #expect(await SyncClientTests.until(5) { kept.allSatisfy { $0.value != nil } })
+        #expect(await until(5) { kept.allSatisfy { $0.value != nil } })
         #expect(kept.map(\.code) == ["expired", "expired"], "\(kept.map(\.value))")
         r.relay.accept()
-        #expect(await SyncClientTests.until(15) { r.client.state == .connected })
+        #expect(await until(15) { r.client.state == .connected })
         try await Task.sleep(nanoseconds: 300_000_000)
         #expect(try r.get()["rev"]?.intValue == 0, "never applied")
     }
@@ -107,14 +107,14 @@ import Testing
         try await Task.sleep(nanoseconds: 2_000_000_000)
         #expect(applied.value == nil)
         r.relay.accept()
-        #expect(await SyncClientTests.until(15) { applied.value != nil })
+        #expect(await until(15) { applied.value != nil })
         #expect(applied.rev == 1, "\(String(describing: applied.value))")
         // Dropped on the way, kept past its age: settled, never applied, and now never will be.
         r.relay.cutNext(.instead, thenRefuse: true)
         let lost = Outcome { try await board.toggle("s2") }
         try await Task.sleep(nanoseconds: 2_000_000_000)
         r.relay.accept()
-        #expect(await SyncClientTests.until(15) { lost.value != nil })
+        #expect(await until(15) { lost.value != nil })
         #expect(lost.code == "expired", "\(String(describing: lost.value))")
         #expect(try r.get()["rev"]?.intValue == 1 && r.expanded("s2") == false)
     }

@@ -9,18 +9,6 @@ import Testing
 @Suite(.serialized) struct SyncClientTests {
     static let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
 
-    /// Polls with `Task.sleep`, never `usleep`: the recorders below drain
-    /// their streams in tasks on the same cooperative pool (two threads on a
-    /// two-core machine), so a blocking wait could starve them.
-    static func until(_ seconds: Double = 10, _ condition: () throws -> Bool) async rethrows -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            if try condition() { return true }
-            try? await Task.sleep(nanoseconds: 20_000_000)
-        }
-        return try condition()
-    }
-
     /// Changes in arrival order, collected from `board.changes()`.
     final class Recorder: @unchecked Sendable {
         private let lock = NSLock()
@@ -61,7 +49,7 @@ import Testing
         let changes = Recorder(board)
         let rev = try await board.toggle("s1")
         #expect(rev == 1 && board.rev == 1, "the patch arrives before the ack")
-        #expect(await Self.until { changes.changes.contains { $0.rev == 1 && $0.ops != nil } })
+        #expect(await until { changes.changes.contains { $0.rev == 1 && $0.ops != nil } })
         let expected = try d.curlJSON("GET", "/api/boards/default")["state"]
         #expect(board.state == expected)
     }
@@ -73,7 +61,7 @@ import Testing
         let board = try await client.subscribe("default")
         let changes = Recorder(board)
         _ = try d.curlJSON("POST", "/api/boards/default/actions", body: #"{"type":"setTitle","section":"s0","title":"From afar"}"#)
-        #expect(await Self.until { board.rev == 1 && !changes.changes.isEmpty })
+        #expect(await until { board.rev == 1 && !changes.changes.isEmpty })
         let c = try #require(changes.changes.first)
         #expect(c.rev == 1 && c.ops != nil && !c.resynced && c.state == board.state)
         let expected = try d.curlJSON("GET", "/api/boards/default")["state"]
@@ -109,7 +97,7 @@ import Testing
         _ = try await client.subscribe("default")
         #expect(client.state == .connected)
         client.close()
-        #expect(await Self.until { client.state == .closed })
+        #expect(await until { client.state == .closed })
         try await Task.sleep(nanoseconds: 300_000_000)
         // Nothing after closed: no reconnect, one closed, the last word.
         let seen = states.all
@@ -127,10 +115,10 @@ import Testing
         let states = States(client)
         _ = try await client.subscribe("default")
         #expect(d.stop() == 0)
-        #expect(await Self.until { states.all.contains { if case .disconnected(_, let delay) = $0 { delay <= 10 } else { false } } }, "\(states.all)")
+        #expect(await until { states.all.contains { if case .disconnected(_, let delay) = $0 { delay <= 10 } else { false } } }, "\(states.all)")
         try d.restart(samePort: true)
         // The recorder drains `states()` on a task of its own: wait for it to see the end too.
-        #expect(await Self.until(15) { client.state == .connected && states.all.last == .connected }, "\(states.all)")
+        #expect(await until(15) { client.state == .connected && states.all.last == .connected }, "\(states.all)")
         let seen = states.all
         let lost = try #require(seen.firstIndex { if case .disconnected = $0 { true } else { false } })
         #expect(seen[(lost + 1)...].contains(.connecting) && seen.last == .connected, "\(seen)")
@@ -147,7 +135,7 @@ import Testing
         try d.restart(samePort: true)
         // Three changes the client misses while it waits for its next attempt (250 ms at least).
         for s in ["s1", "s2", "s0"] { _ = try d.curlJSON("POST", "/api/boards/default/actions", body: #"{"type":"toggle","section":"\#(s)"}"#) }
-        #expect(await Self.until(15) { board.rev == 4 && changes.changes.count >= 4 }, "rev \(board.rev ?? -1)")
+        #expect(await until(15) { board.rev == 4 && changes.changes.count >= 4 }, "rev \(board.rev ?? -1)")
         // The toggle showed at once, before its patch: a local change at rev 0.
         #expect(changes.changes.first.map { $0.local && $0.rev == 0 } == true)
         let revs = changes.changes.filter { !$0.local }.map(\.rev)
@@ -167,9 +155,9 @@ import Testing
         let changes = Recorder(board)
         let epoch = board.epoch
         _ = try d.curlJSON("DELETE", "/api/boards/tmp")
-        #expect(await Self.until { board.state == nil })
+        #expect(await until { board.state == nil })
         _ = try d.curlJSON("PUT", "/api/boards/tmp", body: #"{"mode":"single","sections":[{"id":"x","title":"X","items":[],"expanded":false}]}"#)
-        #expect(await Self.until { changes.changes.contains { $0.resynced && $0.reason == "epoch" } }, "\(changes.changes.map { ($0.rev, $0.reason) })")
+        #expect(await until { changes.changes.contains { $0.resynced && $0.reason == "epoch" } }, "\(changes.changes.map { ($0.rev, $0.reason) })")
         let expected = try d.curlJSON("GET", "/api/boards/tmp")["state"]
         #expect(board.epoch != epoch && board.state == expected)
     }
@@ -189,7 +177,7 @@ import Testing
         #expect(calls.value == 1)
         #expect(d.stop() == 0)
         try d.restart(samePort: true)
-        #expect(await Self.until(15) { calls.value >= 2 && byFunction.state == .connected }, "calls \(calls.value)")
+        #expect(await until(15) { calls.value >= 2 && byFunction.state == .connected }, "calls \(calls.value)")
         // History is read with the same token (the daemon refuses a read without): the value, the provider's last.
         #expect(try await byValue.subscribe("default").history().entries.map(\.actor) == ["lib"])
         #expect(try await byFunction.subscribe("default").history(since: 0).entries.map(\.rev) == [1])
@@ -228,13 +216,13 @@ import Testing
         defer { a.close(); b.close() }
         let boardA = try await a.subscribe("default"), boardB = try await b.subscribe("default")
         _ = try await boardA.focus("s1", item: 0)
-        #expect(await Self.until { boardB.state?["focus"]?["section"]?.stringValue == "s1" }, "\(String(describing: boardB.state?["focus"]))")
-        #expect(await Self.until(5) { boardB.viewers == 2 && boardB.following == 2 })
+        #expect(await until { boardB.state?["focus"]?["section"]?.stringValue == "s1" }, "\(String(describing: boardB.state?["focus"]))")
+        #expect(await until(5) { boardB.viewers == 2 && boardB.following == 2 })
         a.follow(false)
-        #expect(await Self.until(5) { boardB.following == 1 }, "following \(boardB.following ?? -1)")
+        #expect(await until(5) { boardB.following == 1 }, "following \(boardB.following ?? -1)")
         // A viewer that leaves is counted out.
         a.close()
-        #expect(await Self.until(5) { boardB.viewers == 1 }, "viewers \(boardB.viewers ?? -1)")
+        #expect(await until(5) { boardB.viewers == 1 }, "viewers \(boardB.viewers ?? -1)")
     }
 
     @Test func helpers() async throws {

@@ -8,16 +8,6 @@ import Testing
 /// FoldSyncKit's session and board model against the real daemon, through
 /// the libwebsockets transport (`LWSTransport`): what an app's views read.
 @Suite(.serialized) @MainActor struct BoardModelTests {
-    /// Polls with `Task.sleep` on the main actor, where the session delivers.
-    static func until(_ seconds: Double = 10, _ condition: () -> Bool) async -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            if condition() { return true }
-            try? await Task.sleep(nanoseconds: 20_000_000)
-        }
-        return condition()
-    }
-
     /// Lets a task just created on the main actor run up to its first
     /// suspension (an action's call shows it, then waits for the answer).
     static func started(_ condition: () -> Bool) async {
@@ -51,14 +41,14 @@ import Testing
         let changes = Recorder(model)
         #expect(try await model.toggle("s0") == 1)
         // Shown before any answer: the first change is local, with the daemon's board as it was.
-        #expect(await Self.until { !changes.changes.isEmpty })
+        #expect(await until { !changes.changes.isEmpty })
         let shown = try #require(changes.changes.first)
         #expect(shown.local && shown.rev == 0)
         #expect(shown.state["sections"]?.arrayValue?[0]["expanded"] == .bool(true))
         #expect(shown.confirmed["sections"]?.arrayValue?[0]["expanded"] == .bool(false))
         #expect(try await model.toggle("s1") == 2)
         #expect(model.isOpen("s1") && !model.isOpen("s0"))
-        #expect(await Self.until { model.rev == 2 && model.confirmed?.sections[1].expanded == true && model.pending == 0 })
+        #expect(await until { model.rev == 2 && model.confirmed?.sections[1].expanded == true && model.pending == 0 })
         #expect(model.list.open == ["s1"])
         try await model.focus("s1", item: 1)
         #expect(model.focus == Focus(section: "s1", item: 1))
@@ -86,8 +76,8 @@ import Testing
         } catch let error as SyncError {
             #expect(error.code == "conflict")
         }
-        #expect(await Self.until { !model.isOpen("s2") && model.isOpen("s0") })
-        #expect(await Self.until { changes.changes.contains { $0.rolledBack?.error.code == "conflict" } })
+        #expect(await until { !model.isOpen("s2") && model.isOpen("s0") })
+        #expect(await until { changes.changes.contains { $0.rolledBack?.error.code == "conflict" } })
     }
 
     @Test func whileSuspendedActionsWaitAndResumeSendsThemOnce() async throws {
@@ -109,7 +99,7 @@ import Testing
         s.resume()
         #expect(try await waiting.value == 1)
         #expect(s.state == .connected)
-        #expect(await Self.until { model.confirmed?.sections[2].expanded == true && model.rev == 1 })
+        #expect(await until { model.confirmed?.sections[2].expanded == true && model.rev == 1 })
     }
 
     @Test func aSecondAppSeesTheFirstAppsFold() async throws {
@@ -122,7 +112,7 @@ import Testing
         let ma = try await a.board("default"), mb = try await b.board("default")
         let before = mb.list
         try await ma.toggle("s1")
-        #expect(await Self.until { mb.isOpen("s1") })
+        #expect(await until { mb.isOpen("s1") })
         #expect(mb.list.changes(since: before).opened == ["s1"])
         #expect(mb.lastChange?.local == false)
     }

@@ -54,12 +54,12 @@ import Testing
 
         nodes[0].kill9()
         for s in ["s2", "s0", "s1"] { #expect(try foldsync(["toggle", s, "--url", nodes[1].url]).status == 0) }
-        #expect(eventually(15) { patches() == [1, 2, 3, 4, 5] }, "\(patches())")
+        #expect(eventually(timeout: 15) { patches() == [1, 2, 3, 4, 5] }, "\(patches())")
         #expect(lines().filter { $0["type"] as? String == "snapshot" }.count == 1, "a resume, not a second snapshot")
         #expect(p.isRunning)
         let said = (try? String(contentsOf: err, encoding: .utf8)) ?? ""
         #expect(said.contains("trying \(nodes[1].url)"), "\(said)")
         p.terminate()
-        #expect(eventually(5) { !p.isRunning })
+        #expect(eventually(timeout: 5) { !p.isRunning })
     }
 }

@@ -17,16 +17,6 @@ func temporaryDirectory() throws -> URL {
     return dir
 }
 
-/// Polls `body` every 50 ms until it is true or `seconds` pass.
-func eventually(_ seconds: Double = 10, _ body: () throws -> Bool) rethrows -> Bool {
-    let deadline = Date().addingTimeInterval(seconds)
-    while Date() < deadline {
-        if try body() { return true }
-        usleep(50_000)
-    }
-    return try body()
-}
-
 /// The outcome of one `foldsync` run.
 struct Run {
     var status: Int32
@@ -74,7 +64,7 @@ func foldsync(_ args: [String], stdin: String? = nil, environment: [String: Stri
     }
     // Wait for the process itself; then for its output (bounded: a process
     // spawned elsewhere at the same moment may hold a copy of the pipe).
-    guard eventually(timeout, { !p.isRunning }) else {
+    guard eventually(timeout: timeout, { !p.isRunning }) else {
         p.terminate()
         throw HarnessError("foldsync \(args.joined(separator: " ")) did not finish within \(timeout)s")
     }

@@ -96,7 +96,7 @@ final class Tmux {
     /// the error carries the last screen.
     func waitFor(_ what: String, seconds: Double = 10, _ predicate: ([String]) -> Bool) throws {
         var last: [String] = []
-        let ok = eventually(seconds) {
+        let ok = eventually(timeout: seconds) {
             last = screen()
             return predicate(last)
         }

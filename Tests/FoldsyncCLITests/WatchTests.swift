@@ -30,7 +30,7 @@ import Testing
         #expect(all.allSatisfy { $0["board"] as? String == "default" })
         #expect(all.filter { $0["type"] as? String == "patch" }.map { $0["rev"] as? Int } == [1, 2])
         p.terminate()
-        #expect(eventually(5) { !p.isRunning })
+        #expect(eventually(timeout: 5) { !p.isRunning })
         #expect(p.terminationStatus == 0)
     }
 
@@ -47,7 +47,7 @@ import Testing
         // The first line (snapshot) satisfies head; the next message hits a closed pipe.
         usleep(300_000)
         #expect(try foldsync(["toggle", "s0", "--url", d.url]).status == 0)
-        #expect(eventually(10) { !p.isRunning })
+        #expect(eventually(timeout: 10) { !p.isRunning })
         #expect(p.terminationStatus == 0)
     }
 
