@@ -237,6 +237,9 @@ class ReadOnlyBrowsing(harness.OneBrowser):
         # Following, a header does not fold (no `fold`): it says so by aria-disabled.
         self.assertEqual(d.find_element(By.ID, "h-b").get_attribute("aria-disabled"), "true")
         rev = t.board(name, token=t.secrets["reader"])["rev"]
+        # The presence line is the last to fill in; until it has, it may move
+        # the switch between locating it and clicking it.
+        wait(d, lambda d: d.find_element(By.ID, "st-following").text == "1 following", 10, "presence following")
         d.find_element(By.ID, "follow").click()
         wait(d, lambda d: d.find_element(By.ID, "follow").get_attribute("aria-checked") == "false", 2)
         self.assertIsNone(d.find_element(By.ID, "h-b").get_attribute("aria-disabled"))

@@ -50,35 +50,29 @@ public enum ActionKey {
     }
 
     /// The canonical JSON of a flat action into `sink`, written straight
-    /// out without building the object; false (nothing written) for the others.
+    /// out without building the object; false (nothing written) for the
+    /// others. Each kind's text up to its first value is one literal (an
+    /// action's name needs no escaping), so the hash takes it in one run.
     static func writeFlat<Sink: FlatJSONSink>(_ action: Action, to out: inout Sink) -> Bool {
-        func start() {
-            out.raw("{\"type\":")
-            out.string(action.name)
-        }
-        func string(_ name: StaticString, _ value: String) {
-            out.raw(name)
-            out.string(value)
-        }
-        func int(_ name: StaticString, _ value: Int) {
-            out.raw(name)
-            out.int(value)
-        }
         switch action {
-        case .toggle(let s), .expand(let s), .collapse(let s), .removeSection(let s):
-            start(); string(",\"section\":", s)
-        case .expandAll, .collapseAll, .clearFocus:
-            start()
-        case .setMode(let mode):
-            start(); string(",\"mode\":", mode.rawValue)
+        case .toggle(let s): out.raw(#"{"type":"toggle","section":"#); out.string(s)
+        case .expand(let s): out.raw(#"{"type":"expand","section":"#); out.string(s)
+        case .collapse(let s): out.raw(#"{"type":"collapse","section":"#); out.string(s)
+        case .removeSection(let s): out.raw(#"{"type":"removeSection","section":"#); out.string(s)
+        case .expandAll: out.raw(#"{"type":"expandAll""#)
+        case .collapseAll: out.raw(#"{"type":"collapseAll""#)
+        case .clearFocus: out.raw(#"{"type":"clearFocus""#)
+        case .setMode(let mode): out.raw(#"{"type":"setMode","mode":"#); out.string(mode.rawValue)
         case .moveSection(let s, let to):
-            start(); string(",\"section\":", s); int(",\"to\":", to)
+            out.raw(#"{"type":"moveSection","section":"#); out.string(s)
+            out.raw(#","to":"#); out.int(to)
         case .setTitle(let s, let title):
-            start(); string(",\"section\":", s); string(",\"title\":", title)
-        case .revert(let rev):
-            start(); int(",\"rev\":", rev)
+            out.raw(#"{"type":"setTitle","section":"#); out.string(s)
+            out.raw(#","title":"#); out.string(title)
+        case .revert(let rev): out.raw(#"{"type":"revert","rev":"#); out.int(rev)
         case .focus(let s, let item):
-            start(); string(",\"section\":", s); int(",\"item\":", item)
+            out.raw(#"{"type":"focus","section":"#); out.string(s)
+            out.raw(#","item":"#); out.int(item)
         case .addSection, .setItems, .replace:
             return false
         }

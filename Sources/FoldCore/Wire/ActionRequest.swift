@@ -6,10 +6,11 @@ public struct ActionRequest: Sendable, Equatable {
     /// Refuse with `conflict` unless the board is at exactly this rev.
     public var ifRev: Int?
     public var action: Action
-    /// Makes the action exactly-once (`ActionKey`); already checked.
-    public var key: String?
+    /// Makes the action exactly-once (`ActionKey`); already checked. Held
+    /// packed: a key is read from the message into it, without a `String`.
+    public var key: PackedKey?
 
-    public init(id: String? = nil, board: String, ifRev: Int? = nil, action: Action, key: String? = nil) {
+    public init(id: String? = nil, board: String, ifRev: Int? = nil, action: Action, key: PackedKey? = nil) {
         self.id = id
         self.board = board
         self.ifRev = ifRev

@@ -63,10 +63,10 @@ extension ActionRequest {
             var request = try reader.actionRequest(type: name, board: board, limits: limits)
             if let header = idempotencyKey {
                 if let problem = ActionKey.problem(header) { throw reader.fail("header 'Idempotency-Key' \(problem)") }
-                if let key = request.key, key != header {
+                if let key = request.key, key != PackedKey(header) {
                     throw reader.fail("header 'Idempotency-Key' and field 'key' differ; give one, or the same")
                 }
-                request.key = header
+                request.key = PackedKey(header)
             }
             return .success(request)
         } catch {
@@ -100,6 +100,6 @@ extension FieldReader {
         let key = try optionalString("key")
         if let key, let problem = ActionKey.problem(key) { throw fail("field 'key' \(problem)") }
         let action = try self.action(type: type, limits: limits)
-        return ActionRequest(id: id, board: board, ifRev: ifRev, action: action, key: key)
+        return ActionRequest(id: id, board: board, ifRev: ifRev, action: action, key: key.map(PackedKey.init))
     }
 }

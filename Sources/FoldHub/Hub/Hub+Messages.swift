@@ -15,6 +15,8 @@ extension Hub {
                                 id: o?["id"]?.stringValue, board: o?["board"]?.stringValue.flatMap { Names.isValid($0) ? $0 : nil }))
             return
         }
+        // Most messages are flat actions: decoded without a JSON tree; anything else (and every error) the general way.
+        if let request = FlatActionDecoder.decode(bytes) { return receive(.action(request), from: s) }
         let json: JSON
         do {
             json = try JSONParser.parse(bytes, maxDepth: settings.limits.maxJSONDepth)

@@ -37,7 +37,7 @@ public final class Hub {
     var currentIntent: Intent? {
         didSet {
             switch currentIntent {
-            case .action(let request, _, _): currentKey = request.key.map(PackedKey.init)
+            case .action(let request, _, _): currentKey = request.key
             case .settle(_, let key): currentKey = PackedKey(key)
             default: currentKey = nil
             }
