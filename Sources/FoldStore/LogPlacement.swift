@@ -86,6 +86,10 @@ struct LogPlacement {
     /// move all they have staged into a chunk.
     func plan(_ batch: CommitBatch, flush: Set<String>) -> Plan {
         var plan = Plan()
+        // Sized for the batch's boards once, not grown (and rehashed) a board at a time.
+        let n = batch.boards.count + batch.deletions.count
+        plan.boards.reserveCapacity(n)
+        plan.updates.reserveCapacity(n)
         let seq = nextSeq
         func current(_ name: String) -> Staged? { plan.boards[name] ?? boards[name] }
         func move(_ name: String, then changes: [StoredChange]) {
@@ -98,9 +102,12 @@ struct LogPlacement {
             plan.updates[name] = .replace([])
         }
         var epochs: [String: String] = [:]
+        epochs.reserveCapacity(batch.boards.count)
         for b in batch.boards { epochs[b.name] = b.epoch }
         var runs: [(board: String, changes: [StoredChange])] = []
         var index: [String: Int] = [:]
+        runs.reserveCapacity(batch.boards.count)
+        index.reserveCapacity(batch.boards.count)
         for c in batch.changes {
             if let i = index[c.board] { runs[i].changes.append(c) } else {
                 index[c.board] = runs.count

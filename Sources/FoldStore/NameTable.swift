@@ -6,14 +6,18 @@ import FoldCore
 struct NameTable {
     /// 0: empty; else the hash's high 32 bits (the top one set) and the group.
     private var slots: [UInt64] = []
+    /// The slots filed since the last `clear`: a commit names a few boards
+    /// in a table sized for its keys, so only those are emptied.
+    private var used: [Int] = []
 
     /// Empty, with room for `n` names at most half full.
     mutating func clear(forUpTo n: Int) {
         var size = 16
         while size < 2 * n { size *= 2 }
         if slots.count != size { slots = Array(repeating: 0, count: size) } else {
-            for i in slots.indices { slots[i] = 0 }
+            for i in used { slots[i] = 0 }
         }
+        used.removeAll(keepingCapacity: true)
     }
 
     /// The group of `name` among `names` (each group's name); `new` for a
@@ -33,6 +37,7 @@ struct NameTable {
             i = (i + 1) & mask
         }
         slots[i] = tag << 32 | UInt64(new)
+        used.append(i)
         return new
     }
 }

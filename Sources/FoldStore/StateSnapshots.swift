@@ -41,6 +41,7 @@ struct StateSnapshots {
         var after = boards
         for name in batch.deletions { after[name] = nil }
         var logged: [String: Int] = [:]
+        logged.reserveCapacity(batch.boards.count)
         var broken: Set<String> = []
         for c in batch.changes {
             let head = logged[c.board] ?? after[c.board]?.head
@@ -49,6 +50,8 @@ struct StateSnapshots {
         }
         let lag = min(Self.maxRevsBehind, batch.historyLimit)
         var write: Set<String> = [], prune: Set<String> = []
+        write.reserveCapacity(batch.boards.count)
+        prune.reserveCapacity(batch.boards.count)
         for b in batch.boards {
             var s: Stored
             if let known = after[b.name], known.epoch == b.epoch, !batch.created.contains(b.name), !broken.contains(b.name),

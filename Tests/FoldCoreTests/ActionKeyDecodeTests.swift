@@ -65,13 +65,13 @@ import Testing
         ]
         for action in actions {
             var flat: [UInt8] = []
-            #expect(ActionKey.appendFlat(action, to: &flat))
+            #expect(flatBytes(action, to: &flat))
             var o: JSONObject = ["type": .string(action.name)]
             action.encodeFields(into: &o)
             #expect(flat == JSON.object(o).encoded(), "\(action)")
         }
         var none: [UInt8] = []
-        #expect(!ActionKey.appendFlat(.setItems(section: "s", items: []), to: &none) && none.isEmpty)
+        #expect(!flatBytes(.setItems(section: "s", items: []), to: &none) && none.isEmpty)
     }
 
     /// A fingerprint is FNV-1a of those bytes, hashed as they are written or
@@ -106,4 +106,21 @@ import Testing
             == #"{"type":"ack","id":"9","board":"b","rev":3,"duplicate":true}"#)
         #expect(String(decoding: HTTPBody.rev(4, duplicate: true), as: UTF8.self) == #"{"rev":4,"duplicate":true}"#)
     }
+}
+
+/// The canonical JSON `ActionKey.writeFlat` hashes, as bytes; false
+/// (nothing written) for an action that is not flat.
+private func flatBytes(_ action: Action, to out: inout [UInt8]) -> Bool {
+    var bytes = ByteSink(out: out)
+    out = []
+    defer { out = bytes.out }
+    return ActionKey.writeFlat(action, to: &bytes)
+}
+
+/// The JSON text itself.
+private struct ByteSink: FlatJSONSink {
+    var out: [UInt8]
+    mutating func raw(_ text: StaticString) { JSONWriter.appendRaw(text, to: &out) }
+    mutating func string(_ s: String) { JSONWriter.appendString(s, to: &out) }
+    mutating func int(_ n: Int) { JSONWriter.appendInt(n, to: &out) }
 }

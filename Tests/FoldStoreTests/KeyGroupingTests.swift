@@ -19,6 +19,16 @@ import Testing
         #expect(file([], into: &g) == [])
     }
 
+    /// The table keeps its size from commit to commit and is emptied of
+    /// the names it filed: the same names in another order are new groups.
+    @Test func aTableKeptAtItsSizeForgetsTheLastCommitsNames() {
+        var g = KeyGrouping()
+        #expect(file(["a", "b", "c", "a"], into: &g) == [[0, 3], [1], [2]])
+        #expect(file(["c", "b", "a", "b"], into: &g) == [[0], [1, 3], [2]])
+        #expect(file(["x", "y", "x", "z"], into: &g) == [[0, 2], [1], [3]])
+        #expect(file(["a", "a", "a", "a"], into: &g) == [[0, 1, 2, 3]])
+    }
+
     /// Many boards (the table laid out for more than its first size), long
     /// names, and names that differ only in their last digits.
     @Test func manyBoardsEachGetTheirOwnGroup() {

@@ -39,16 +39,6 @@ public enum ActionKey {
         return Int64(bitPattern: hash.value)
     }
 
-    /// The canonical JSON of an action whose fields are strings and numbers
-    /// (every one a client folds with), as bytes: what `encodeFields` gives,
-    /// in its order. False (nothing written) for the others.
-    static func appendFlat(_ action: Action, to out: inout [UInt8]) -> Bool {
-        var bytes = ByteSink(out: out)
-        out = []
-        defer { out = bytes.out }
-        return writeFlat(action, to: &bytes)
-    }
-
     /// The canonical JSON of a flat action into `sink`, written straight
     /// out without building the object; false (nothing written) for the
     /// others. Each kind's text up to its first value is one literal (an

@@ -63,10 +63,11 @@ extension ActionRequest {
             var request = try reader.actionRequest(type: name, board: board, limits: limits)
             if let header = idempotencyKey {
                 if let problem = ActionKey.problem(header) { throw reader.fail("header 'Idempotency-Key' \(problem)") }
-                if let key = request.key, key != PackedKey(header) {
+                let packed = PackedKey(header)
+                if let key = request.key, key != packed {
                     throw reader.fail("header 'Idempotency-Key' and field 'key' differ; give one, or the same")
                 }
-                request.key = PackedKey(header)
+                request.key = packed
             }
             return .success(request)
         } catch {

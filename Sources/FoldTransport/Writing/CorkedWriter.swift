@@ -56,8 +56,12 @@ final class CorkedWriter {
     func flush() {
         guard !listed.isEmpty else { return }
         swap(&listed, &spare)
-        // One clock read per turn, not per connection.
+        // One clock read per turn, not per connection; for a list long
+        // enough to measure what a write costs (`Pacing.measured`), the
+        // thread's CPU clock before and after (a system call each).
         let now = Pacing.now()
+        let measuring = spare.count >= Pacing.measuredWrites
+        let before = writes, cpu = measuring ? Pacing.threadCPU() : 0
         spare.withUnsafeBufferPointer { list in
             guard let base = list.baseAddress else { return }
             let refs = UnsafeRawPointer(base)
@@ -69,6 +73,7 @@ final class CorkedWriter {
             }
         }
         spare.removeAll(keepingCapacity: true)
+        if measuring && writes &- before >= Pacing.measuredWrites { pacer.pacing.measured(ns: Pacing.threadCPU() &- cpu, writes: writes &- before) }
     }
 
     /// Hints the cache at what writing the connection two ahead of `i` (of
