@@ -190,4 +190,45 @@ import Testing
         let short = metric("foldsync_ws_short_writes_total", in: metrics) ?? 0
         #expect(short > 0, "the lagging reader's socket never filled: the test proves nothing\n\(metrics)")
     }
+    /// The gather is sized by what a write costs on this machine: /metrics
+    /// shows the assumed 2 µs until a flush of 40 subscribers is measured,
+    /// then a measure within its bounds (each burst's changes commit
+    /// together and reach every subscriber in one flush at the turn's end).
+    @Test func theCostOfAWriteIsMeasuredInLargeFlushesAndShown() throws {
+        let d = try DaemonProcess(["--max-actions-per-second", "100000", "--action-burst", "100000"])
+        defer { d.shutdown() }
+        let before = try d.http("GET", "/metrics").text
+        #expect(metric("foldsync_ws_write_cost_nanoseconds", in: before) == 2_000)
+        #expect(metric("foldsync_ws_paced_connections", in: before) == 0)
+        #expect(metric("foldsync_ws_gather_nanoseconds", in: before) == 4_000_000)
+        var subscribers: [TestSocket] = []
+        for _ in 0..<40 {
+            let c = try d.connect()
+            _ = try c.subscribe()
+            subscribers.append(c)
+        }
+        let publisher = try d.connect()
+        var cost: Double?
+        // A window closes on a write at least 50 ms after it opened: bursts
+        // 60 ms apart, at most 40 (each burst is 20 patches to each subscriber).
+        for round in 0..<40 {
+            var burst: [UInt8] = []
+            for i in 0..<20 {
+                burst += TestSocket.frame(opcode: 0x1, Array(Wire.action(.toggle, id: "r\(round)-\(i)", #""section":"s1""#).utf8))
+            }
+            try publisher.sendRaw(burst)
+            var acks = 0
+            while acks < 20 {
+                let m = try publisher.recvSkippingPresence()
+                if m.type == "ack" { acks += 1 }
+            }
+            Thread.sleep(forTimeInterval: 0.06)
+            cost = metric("foldsync_ws_write_cost_nanoseconds", in: try d.http("GET", "/metrics").text)
+            if let c = cost, c != 2_000 { break }
+        }
+        let measured = try #require(cost)
+        #expect(measured != 2_000, "the cost of a write was never measured")
+        #expect((500...50_000).contains(measured), "\(measured) ns a write")
+        withExtendedLifetime(subscribers) {}
+    }
 }

@@ -37,6 +37,9 @@ extension Hub {
         metric("foldsync_ws_messages_written_total", "counter", "Messages carried by those writes.", t.messagesWritten)
         metric("foldsync_ws_send_submissions_total", "counter", "Always 0: io_uring was removed in 0.2 (kept so that existing dashboards do not break).", 0)
         metric("foldsync_ws_short_writes_total", "counter", "Writes a socket took only part of; lws holds the rest and sends it first.", t.shortWrites)
+        metric("foldsync_ws_write_cost_nanoseconds", "gauge", "What a write costs the service thread, as measured in large flushes (assumed until then); paced connections' gather is sized by it.", t.writeCostNs)
+        metric("foldsync_ws_paced_connections", "gauge", "Connections whose writes are gathered (paced) in the last 50 ms window.", t.pacedConnections)
+        metric("foldsync_ws_gather_nanoseconds", "gauge", "How long a paced connection's writes gather now (0: gathering off).", t.gatherNs)
         labelled("foldsync_transport_closes_total", "Connections the transport dropped by itself, by reason.", "reason", [
             // The older series, kept for existing dashboards: the same counts as the closes by reason.
             ("message-too-large", t.closes[.messageTooLarge] ?? 0), ("binary-frame", t.closes[.binaryFrame] ?? 0), ("incomplete-handshake", t.incompleteHandshakes),

@@ -51,6 +51,10 @@ public struct TransportFigures: Sendable {
     public var messagesWritten = 0
     /// Writes the socket took only part of (lws holds and sends the rest).
     public var shortWrites = 0
+    /// The pacing: a write's measured cost (ns), the connections paced, and their gather (ns).
+    public var writeCostNs = 0
+    public var pacedConnections = 0
+    public var gatherNs = 0
     /// WebSocket connections that ended, by cause (each once).
     public var closes: [CloseCause: Int] = [:]
     /// Connections refused for want of descriptors: a 503 at the upgrade,

@@ -79,6 +79,12 @@ public final class WebServer {
     public var writeCounts: (writes: Int, messages: Int, short: Int) {
         (writer.writes, writer.messagesWritten, writer.shortWrites)
     }
+    /// The pacing as it stands: what a write costs as measured, the
+    /// connections paced in the last window, and the gather they get (ns).
+    public var pacingFigures: (nsPerWrite: Int, paced: Int, gatherNs: Int) {
+        let p = writer.pacer.pacing
+        return (Int(p.nsPerWrite), p.pacedCount, Int(Pacing.linger(base: p.lingerNs, paced: p.pacedCount, nsPerWrite: p.nsPerWrite)))
+    }
     public func connection(_ id: UInt64) -> Connection? { connections[id] }
 
     /// Queues one shared frame on each of `ids` whose queue `bound` admits
