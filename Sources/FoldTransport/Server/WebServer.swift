@@ -83,7 +83,7 @@ public final class WebServer {
     /// connections paced in the last window, and the gather they get (ns).
     public var pacingFigures: (nsPerWrite: Int, paced: Int, gatherNs: Int) {
         let p = writer.pacer.pacing
-        return (Int(p.nsPerWrite), p.pacedCount, Int(Pacing.linger(base: p.lingerNs, paced: p.pacedCount, nsPerWrite: p.nsPerWrite)))
+        return (Int(p.nsPerWrite), p.pacedCount, Int(p.gatherNs))
     }
     public func connection(_ id: UInt64) -> Connection? { connections[id] }
 

@@ -73,7 +73,7 @@ final class CorkedWriter {
             }
         }
         spare.removeAll(keepingCapacity: true)
-        if measuring && writes &- before >= Pacing.measuredWrites { pacer.pacing.measured(ns: Pacing.threadCPU() &- cpu, writes: writes &- before) }
+        if measuring { pacer.pacing.measured(ns: Pacing.threadCPU() &- cpu, writes: writes &- before) }
     }
 
     /// Hints the cache at what writing the connection two ahead of `i` (of

@@ -134,11 +134,14 @@ struct Pacing {
         return UInt64(ts.tv_sec) &* 1_000_000_000 &+ UInt64(ts.tv_nsec)
     }
 
+    /// The gather a paced connection gets now.
+    var gatherNs: UInt64 { Self.linger(base: lingerNs, paced: pacedCount, nsPerWrite: nsPerWrite) }
+
     /// When a connection about to be written must be written instead, or nil
     /// for now; a time marks it `waiting` until the timer hands it back.
     mutating func hold(_ c: inout PaceState, now: UInt64) -> UInt64? {
         guard c.paced else { return nil }
-        let due = max(c.lastWriteNs &+ Self.linger(base: lingerNs, paced: pacedCount, nsPerWrite: nsPerWrite), latestDue)
+        let due = max(c.lastWriteNs &+ gatherNs, latestDue)
         guard due > now else { return nil }
         latestDue = due
         c.waiting = true
