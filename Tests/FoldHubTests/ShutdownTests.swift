@@ -32,3 +32,24 @@ import Testing
         #expect(stopped(h))
     }
 }
+
+/// A stop while a connection's actions wait for their board to be read
+/// from the store: they are applied, committed and answered before the 1001.
+@Suite struct ShutdownDuringBoardReadTests {
+    @Test func actionsHeldBehindABoardReadAreAnsweredBeforeGoodbye() {
+        let ops = StoredBoard(name: "ops", epoch: "e9", rev: 3, state: Board.initial.encoded())
+        let h = HubHarness(stored: [ops])
+        h.holdBoardReads = true
+        h.open(1)
+        for i in 0..<3 { h.send(1, #"{"type":"toggle","board":"ops","id":"w\#(i)","section":"s1"}"#) }
+        h.feed(.stop)
+        #expect(h.closes.isEmpty, "no goodbye while the actions wait for their board")
+        h.finishBoardReads()
+        #expect(h.closes.isEmpty, "no goodbye while their commit is pending")
+        h.finishCommits()
+        let got = h.read(1)
+        let acks = got.filter { $0.type == "ack" }
+        #expect(acks.map { $0["id"]?.stringValue } == ["w0", "w1", "w2"] && acks.map(\.rev) == [4, 5, 6], "\(got)")
+        #expect(h.closes[1]?.code == 1001)
+    }
+}

@@ -23,6 +23,9 @@ public final class DaemonProcess: @unchecked Sendable {
     public private(set) var port = 0
     public private(set) var process: Process?
     private let log = LogBuffer()
+    /// Signalled when the running process's stderr reaches its end: after an
+    /// exit, `stderr` holds its last lines only once this has come.
+    private var stderrEnded: DispatchSemaphore?
 
     public var dbPath: String { directory.appendingPathComponent("foldsync.db").path }
     public var pid: Int32 { process?.processIdentifier ?? 0 }
@@ -100,7 +103,10 @@ public final class DaemonProcess: @unchecked Sendable {
         let mark = log.text.withLock { $0.utf8.count }
         try spawn(p)
         process = p
+        let ended = DispatchSemaphore(value: 0)
+        stderrEnded = ended
         let reader = Thread { [log] in
+            defer { ended.signal() }
             // The handle owns the descriptor: keep it until EOF.
             let handle = pipe.fileHandleForReading
             let fd = handle.fileDescriptor
@@ -144,6 +150,14 @@ public final class DaemonProcess: @unchecked Sendable {
         let deadline = Date().addingTimeInterval(timeout)
         while p.isRunning && Date() < deadline { usleep(10_000) }
         guard !p.isRunning else { return nil }
+        return ended(p)
+    }
+
+    /// The process has exited: its last stderr is read in (within 5 s: a
+    /// child it left holding the pipe does not hold the test), and its status.
+    private func ended(_ p: Process) -> Int32 {
+        _ = stderrEnded?.wait(timeout: .now() + 5)
+        stderrEnded = nil
         process = nil
         return p.terminationStatus
     }
@@ -159,8 +173,7 @@ public final class DaemonProcess: @unchecked Sendable {
         let deadline = Date().addingTimeInterval(timeout)
         while p.isRunning && Date() < deadline { usleep(10_000) }
         guard !p.isRunning else { return nil }
-        process = nil
-        return p.terminationStatus
+        return ended(p)
     }
 
     /// Byte length of stderr so far: a mark for `waitForLog(_:after:)`.
@@ -198,6 +211,7 @@ public final class DaemonProcess: @unchecked Sendable {
         kill(p.processIdentifier, SIGKILL)
         let deadline = Date().addingTimeInterval(10)
         while p.isRunning && Date() < deadline { usleep(5_000) }
+        if !p.isRunning { _ = ended(p) }
         process = nil
     }
 

@@ -19,14 +19,17 @@ extension Hub {
         phase = .draining
         emit(.notify("STOPPING=1"))
         emit(.stopAccepting)
-        logger.info("shutting down: \(sessions.count) connections, \(pipeline.waiting) pending writes")
+        let held = residency.heldMessages
+        logger.info("shutting down: \(sessions.count) connections, \(pipeline.waiting) pending writes\(held > 0 ? ", \(held) messages waiting for a board read" : "")")
         arm(.shutdown, at: now.adding(seconds: Double(settings.shutdownTimeout)))
     }
 
     /// After every input while stopping: once the store has everything, say
-    /// goodbye; once everyone has gone, stop.
+    /// goodbye; once everyone has gone, stop. What a client sent before the
+    /// stop and is held behind a board being read is part of "everything":
+    /// it is applied and answered once the board is in, before the 1001.
     func checkShutdown() {
-        if phase == .draining && pipeline.isIdle && reads.isEmpty && pagesAwaitingSync.isEmpty {
+        if phase == .draining && pipeline.isIdle && reads.isEmpty && pagesAwaitingSync.isEmpty && !residency.readsAny && residency.holdsNothing {
             phase = .closing
             for id in sessions.keys.sorted() {
                 emit(.close(id: id, code: .goingAway, reason: "server shutdown", cause: .shutdown, flush: true, deadlineSeconds: 5))

@@ -54,6 +54,10 @@ struct Residency {
     /// No connection has messages held.
     var holdsNothing: Bool { held.isEmpty }
     func isReading(_ board: String) -> Bool { reading[board] != nil }
+    /// Some board is being read (something waits for it).
+    var readsAny: Bool { !reading.isEmpty }
+    /// Messages of connections waiting behind a board being read.
+    var heldMessages: Int { held.values.reduce(0) { $0 + $1.count } }
 
     subscript(board board: String) -> ColdBoard? {
         get { cold[board] }
