@@ -117,6 +117,7 @@ import Testing
         let moved = try #require(refused)
         #expect(moved.unanswerable.count == 1 && moved.catchUp == ["a", "b"])
         #expect(p.isIdle && p.awaitingCatchUp.count == 2)
+        #expect(p.awaitingCatchUp.map(\.refusals) == [1, 0], "the request of the refused batch counts a refusal; one never sent does not")
         // A new request on a board waiting for its catch-up waits behind; another board's does not.
         #expect(p.holdBehindCatchUp("a", Self.write("a")) == true)
         #expect(p.holdBehindCatchUp("z", Self.write("z")) == false)

@@ -169,6 +169,7 @@ struct CommitPipeline {
     mutating func moved(_ id: UInt64) -> Moved? {
         guard let flight = inFlight, flight.id == id else { return nil }
         inFlight = nil
+        for e in flight.entries { e.refusals += 1 }
         let refused = flight.entries + pending
         pending = []
         unindex(refused)

@@ -3,6 +3,7 @@ import FoldCore
 extension Hub {
     func enqueue(_ entry: PendingEntry) {
         entry.intent = currentIntent
+        entry.refusals = currentRefusals
         // An action's key is written with its answer: a change's, or a no-op's.
         if case .action(let request, _, _) = currentIntent, let key = currentKey, entry.refusal == nil, !entry.duplicate {
             entry.key = key
@@ -163,6 +164,7 @@ extension Hub {
                 forgottenKeys.append(KeyName(board: e.board, packed: $0, rev: $1))
             }
         }
+        if pipeline.shared && e.intent != nil { metrics.observeRefusals(e.refusals) }
         if let refusal = e.refusal { return answer(e.reply, error: refusal) }
         answer(e.reply, rev: e.rev, board: e.board, duplicate: e.duplicate)
     }

@@ -53,6 +53,9 @@ final class PendingEntry {
     var void = false
     /// The answer to a repeat of a key: `rev` is the first's, nothing is written.
     let duplicate: Bool
+    /// Batches holding this request that a shared store refused because
+    /// another node had moved its board first (each time it was applied again).
+    var refusals = 0
 
     init(mutation: Mutation?, reply: Reply, board: String, rev: Int, refusal: WireError? = nil,
          judgedAt: PositionCheck? = nil, intent: Intent? = nil, record: RecordSource? = nil, duplicate: Bool = false) {

@@ -70,6 +70,14 @@ extension Hub {
         }
         out += "foldsync_commit_seconds_bucket{le=\"+Inf\"} \(m.commitCount)\n"
         out += "foldsync_commit_seconds_sum \(m.commitSum)\nfoldsync_commit_seconds_count \(m.commitCount)\n"
+        out += "# HELP foldsync_request_refusals Requests a shared store committed, by the times a batch holding each was refused first because another node had moved its board.\n# TYPE foldsync_request_refusals histogram\n"
+        cumulative = 0
+        for (i, b) in Metrics.refusalBounds.enumerated() {
+            cumulative += m.refusalBuckets[i]
+            out += "foldsync_request_refusals_bucket{le=\"\(b)\"} \(cumulative)\n"
+        }
+        out += "foldsync_request_refusals_bucket{le=\"+Inf\"} \(m.refusalCount)\n"
+        out += "foldsync_request_refusals_sum \(m.refusalSum)\nfoldsync_request_refusals_count \(m.refusalCount)\n"
         return out
     }
 

@@ -36,6 +36,21 @@ public struct Metrics: Sendable {
     var commitCount = 0
     var commitSum = 0.0
 
+    /// Requests a shared store committed, by how many times a batch holding
+    /// each was refused first (another node had moved its board): upper
+    /// bounds, and counts per bucket. A node that gets its turn after a
+    /// refusal keeps these at 0 or 1.
+    static let refusalBounds = [0, 1, 2, 4, 8]
+    var refusalBuckets = [Int](repeating: 0, count: refusalBounds.count)
+    var refusalCount = 0
+    var refusalSum = 0
+
+    mutating func observeRefusals(_ n: Int) {
+        refusalCount += 1
+        refusalSum += n
+        if let i = Self.refusalBounds.firstIndex(where: { n <= $0 }) { refusalBuckets[i] += 1 }
+    }
+
     mutating func observeCommit(_ seconds: Double) {
         commitCount += 1
         commitSum += seconds

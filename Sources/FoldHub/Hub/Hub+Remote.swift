@@ -162,7 +162,11 @@ extension Hub {
     /// A board whose refused requests wait for its catch-up takes new ones
     /// behind them (`CommitPipeline.holdBehindCatchUp`). True when the request was held.
     func holdBehindCatchUp(_ board: String, reply: Reply) -> Bool {
-        pipeline.holdBehindCatchUp(board, PendingEntry(mutation: nil, reply: reply, board: board, rev: 0, intent: currentIntent))
+        pipeline.holdBehindCatchUp(board, {
+            let e = PendingEntry(mutation: nil, reply: reply, board: board, rev: 0, intent: currentIntent)
+            e.refusals = currentRefusals
+            return e
+        }())
     }
 
     /// The board's catch-up was applied: its held actions go again, in the
@@ -171,10 +175,12 @@ extension Hub {
         let mine = pipeline.caughtUp(board)
         guard !mine.isEmpty else { return }
         defer {
+            currentRefusals = 0
             pipeline.regrouped()
             seal()
         }
         for e in mine {
+            currentRefusals = e.refusals
             switch e.intent {
             case .action(let request, let by, let actor): perform(request, reply: e.reply, by: by, actor: actor)
             case .delete(let board): delete(board, reply: e.reply)

@@ -45,6 +45,8 @@ public final class Hub {
     }
     /// The key of `currentIntent`, hashed once for every look-up and write of it.
     private(set) var currentKey: PackedKey?
+    /// The refusals of the request `perform` is applying again after a catch-up (0 for a new one).
+    var currentRefusals = 0
     /// Keys the boards forgot (past `actionKeysPerBoard`), for the next batch to delete.
     var forgottenKeys: [KeyName] = []
     /// Where `ActionKey.fingerprint` encodes an action, kept between actions.
