@@ -1,5 +1,6 @@
 import FoldTestSupport
 import FoldCore
+import FoldCrypto
 import Testing
 @testable import FoldHub
 
@@ -207,5 +208,79 @@ import Testing
         let got = h.read(1)
         #expect(got.map(\.type) == ["snapshot", "patch"], "\(got)")
         #expect(got.last?.rev == 4 && h.hub.boards["ops"]?.committedRev == 4)
+    }
+}
+
+/// With tokens configured, a cold board is read from the store only for a
+/// connection or request granted something on it: anything else is refused
+/// as it would be after the read, without the read.
+@Suite struct BoardReadPermissionTests {
+    static let secret = "ops-reader-secret"
+    static let bearer = ["authorization": "Bearer \(secret)"]
+
+    func harness() -> HubHarness {
+        let hidden = StoredBoard(name: "hidden", epoch: "e8", rev: 2, state: Board.initial.encoded())
+        let h = HubHarness(stored: [BoardResidencyTests.ops, hidden]) { c in
+            let hex = OpenSSLDigest().hex(Array(Self.secret.utf8))
+            c.access.tokens = [try! AccessToken.parse("opsreader read \(hex) ops").get()]
+            c.clients.authTimeout = 10
+        }
+        h.holdBoardReads = true
+        return h
+    }
+
+    func reads(_ h: HubHarness) -> [String] {
+        h.effects.compactMap { if case .readBoard(let b, _) = $0 { b } else { nil } }
+    }
+
+    func authenticated(_ h: HubHarness, _ id: UInt64) {
+        h.feed(.opened(id: id, peer: "10.0.0.1", headers: Self.bearer, batching: false))
+        #expect(h.read(id).map(\.type) == ["hello", "authenticated"])
+    }
+
+    @Test func aConnectionWithoutATokenIsRefusedWithoutARead() {
+        let h = harness()
+        h.open(1)
+        h.subscribe(1, board: "ops")
+        h.send(1, #"{"type":"toggle","board":"hidden","id":"t","section":"s1"}"#)
+        #expect(h.read(1).map(\.code) == ["forbidden", "forbidden"])
+        #expect(reads(h).isEmpty && h.hub.boardsInMemory == 1)
+    }
+
+    @Test func aTokenHasOnlyTheBoardsItIsGrantedRead() {
+        let h = harness()
+        authenticated(h, 1)
+        h.subscribe(1, board: "hidden")
+        #expect(h.read(1).map(\.code) == ["forbidden"] && reads(h).isEmpty)
+        h.subscribe(1, board: "ops")
+        #expect(reads(h) == ["ops"])
+        h.finishBoardReads()
+        #expect(h.read(1).map(\.type) == ["snapshot"])
+    }
+
+    @Test func aMessageHeldBehindAReadIsRefusedInItsTurnWithoutAnother() {
+        let h = harness()
+        authenticated(h, 1)
+        h.subscribe(1, board: "ops")
+        h.subscribe(1, board: "hidden")
+        #expect(h.read(1).isEmpty, "the second waits behind the first")
+        h.finishBoardReads()
+        let got = h.read(1)
+        #expect(got.map { $0.type == "error" ? $0.code ?? "" : $0.type } == ["snapshot", "forbidden"], "\(got)")
+        #expect(reads(h) == ["ops"], "hidden was never read")
+    }
+
+    @Test func anHTTPRequestWithoutAGrantIsAnsweredWithoutARead() {
+        let h = harness()
+        h.feed(.http(HubRequest(id: 1, method: "GET", path: "/api/boards/ops")))
+        h.feed(.http(HubRequest(id: 2, method: "GET", path: "/api/boards/hidden", headers: Self.bearer)))
+        h.feed(.http(HubRequest(id: 3, method: "POST", path: "/api/boards/hidden/actions", body: Array(#"{"type":"toggle","section":"s1"}"#.utf8))))
+        #expect(h.responses[1]?.status == 401 && h.responses[2]?.status == 403 && h.responses[3]?.status == 401)
+        #expect(reads(h).isEmpty)
+        h.feed(.http(HubRequest(id: 4, method: "GET", path: "/api/boards/ops", headers: Self.bearer)))
+        #expect(reads(h) == ["ops"] && h.responses[4] == nil)
+        h.finishBoardReads()
+        #expect(h.responses[4]?.status == 200)
+        #expect(h.hub.metrics.httpRequests == 4, "each request counted once")
     }
 }

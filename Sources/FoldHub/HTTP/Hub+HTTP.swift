@@ -7,6 +7,13 @@ extension Hub {
         // parts[0] is "" (the path starts with "/"); a board route has its name at 3.
         let seg = Array(parts.dropFirst())
         let name = seg.count >= 3 && seg[0] == "api" && seg[1] == "boards" ? seg[2] : ""
+        // A cold board is read only for a request whose token is granted
+        // anything on it; any other gets its 401 or 403 without the read.
+        if !name.isEmpty, r.method != "OPTIONS", residency.isCold(name),
+           let denial = httpDenial(r, [], board: name) {
+            metrics.httpRequests += 1
+            return emit(.respond(exchange: r.id, denial))
+        }
         // Counted once, when it goes on: a request for a board not in memory comes here again once it is read.
         if !name.isEmpty, r.method != "OPTIONS", waitsForBoard(name, .http(r)) { return }
         metrics.httpRequests += 1

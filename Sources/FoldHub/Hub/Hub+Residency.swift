@@ -24,6 +24,9 @@ extension Hub {
                 // The common case, with one look-up: a board in memory, nothing held anywhere.
                 if residency.holdsNothing { return dispatch(message, from: s) }
             } else {
+                // A board is read for a connection that may do something on it;
+                // any other is refused now (unless it must wait its turn).
+                if !residency.holds(s.id), !mayRead(name, for: s) { return dispatch(message, from: s) }
                 notInMemory = name
             }
         } else if residency.holdsNothing {
@@ -34,6 +37,13 @@ extension Hub {
         case .held: break
         case .read(let board): askToRead(board)
         }
+    }
+
+    /// Whether a connection's message may have `board` read from the store:
+    /// with tokens configured, only when its identity is granted anything
+    /// on it. What could only be refused is refused without the read.
+    func mayRead(_ board: String, for s: Session) -> Bool {
+        settings.isOpen || (s.identity?.allows([], board: board) ?? false)
     }
 
     func used(_ b: BoardState) {
@@ -100,8 +110,9 @@ extension Hub {
 
     /// A held connection's messages, in order, until one waits for another board.
     func drainHeld(_ id: UInt64) {
+        let s = sessions[id]
         while true {
-            switch residency.next(for: id) {
+            switch residency.next(for: id, mayRead: { board in s.map { mayRead(board, for: $0) } ?? false }) {
             case .message(let m):
                 if let s = sessions[id] { dispatch(m, from: s) }
             case .wait(let board, let read):

@@ -53,6 +53,8 @@ struct Residency {
     func isCold(_ board: String) -> Bool { cold[board] != nil }
     /// No connection has messages held.
     var holdsNothing: Bool { held.isEmpty }
+    /// Connection `id` has messages held.
+    func holds(_ id: UInt64) -> Bool { held[id] != nil }
     func isReading(_ board: String) -> Bool { reading[board] != nil }
     /// Some board is being read (something waits for it).
     var readsAny: Bool { !reading.isEmpty }
@@ -87,13 +89,15 @@ struct Residency {
     }
 
     /// The next of a held connection's messages. One that names a cold board
-    /// stays first, and the connection waits for that board.
-    mutating func next(for id: UInt64) -> Next {
+    /// stays first, and the connection waits for that board, unless the
+    /// hub would not read it for this connection (`mayRead` false: it goes
+    /// on now, and is refused without the board).
+    mutating func next(for id: UInt64, mayRead: (String) -> Bool) -> Next {
         guard let queue = held[id], let first = queue.first else {
             held[id] = nil
             return .done(closed: closing.remove(id) != nil)
         }
-        if let board = first.board, cold[board] != nil {
+        if let board = first.board, cold[board] != nil, mayRead(board) {
             return .wait(board, read: wait(for: board, .session(id)))
         }
         held[id]!.removeFirst()
