@@ -108,13 +108,11 @@ final class HubDriver {
         case .serveFile(let exchange, let path, let etag): server.respond(exchange, web.serve(path: path, ifNoneMatch: etag))
         case .serveMetrics(let exchange):
             let t = server.counters, w = server.writeCounts, p = server.pacingFigures
-            var figures = TransportFigures(
+            let figures = TransportFigures(
                 incompleteHandshakes: t.incompleteHandshakes,
-                writes: w.writes, messagesWritten: w.messages, shortWrites: w.short, closes: t.closes,
+                writes: w.writes, messagesWritten: w.messages, shortWrites: w.short,
+                writeCostNs: p.nsPerWrite, pacedConnections: p.paced, gatherNs: p.gatherNs, closes: t.closes,
                 refusedAtDescriptorLimit: t.refusedAtDescriptorLimit, refusedPastDescriptorTable: t.refusedPastDescriptorTable)
-            figures.writeCostNs = p.nsPerWrite
-            figures.pacedConnections = p.paced
-            figures.gatherNs = p.gatherNs
             let text = hub.metricsText(transport: figures, store: storeFigures())
             server.respond(exchange, HTTPResponse(status: 200, contentType: "text/plain; version=0.0.4; charset=utf-8", body: Array(text.utf8)))
         case .wakeAt(let t): wake(at: t)

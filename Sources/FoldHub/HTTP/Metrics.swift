@@ -78,8 +78,11 @@ public struct TransportFigures: Sendable {
     public var refusedPastDescriptorTable = 0
 
     public init(incompleteHandshakes: Int = 0, writes: Int = 0, messagesWritten: Int = 0,
-                shortWrites: Int = 0, closes: [CloseCause: Int] = [:],
-                refusedAtDescriptorLimit: Int = 0, refusedPastDescriptorTable: Int = 0) {
+                shortWrites: Int = 0, writeCostNs: Int = 0, pacedConnections: Int = 0, gatherNs: Int = 0,
+                closes: [CloseCause: Int] = [:], refusedAtDescriptorLimit: Int = 0, refusedPastDescriptorTable: Int = 0) {
+        self.writeCostNs = writeCostNs
+        self.pacedConnections = pacedConnections
+        self.gatherNs = gatherNs
         self.closes = closes
         self.refusedAtDescriptorLimit = refusedAtDescriptorLimit
         self.refusedPastDescriptorTable = refusedPastDescriptorTable

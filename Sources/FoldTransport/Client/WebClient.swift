@@ -92,7 +92,7 @@ public final class WebClient {
     /// Creates the context. Call on the thread that will call `run()`.
     public func start() throws(TransportError) {
         let logLevel = logger.level >= .debug ? Int32(LLL_ERR | LLL_WARN) : 0
-        lws_set_log_level(logLevel, nil)
+        LWSLog.install(level: logLevel)
         var p = lws_protocols()
         p.name = lws.cString(Self.protocolName)
         p.callback = clientCallback
@@ -108,7 +108,7 @@ public final class WebClient {
         info.user = Unmanaged.passUnretained(self).toOpaque()
         info.timeout_secs = UInt32(clamping: options.connectTimeoutSeconds)
         info.connect_timeout_secs = UInt32(clamping: options.connectTimeoutSeconds)
-        guard lws.create(&info, logLevel: logLevel, emit: nil) != nil else {
+        guard lws.create(&info, logLevel: logLevel, emit: LWSLog.sink) != nil else {
             throw TransportError(description: "cannot create the lws client context")
         }
     }

@@ -13,14 +13,23 @@ import Synchronization
 /// connection's name and the function's in front, which a substring match
 /// does not mind.
 ///
-/// Global because lws has one log sink per process and calls it without a
-/// context; any thread may log, so the count is atomic.
+/// Global because lws has one log sink and one level per process and calls
+/// the sink without a context; any thread may log, so the count is atomic.
+/// Every context of the process (a server, a client beside it in one
+/// process) installs through here: the level is the union of what each
+/// asked, so a quiet client never silences a server's errors nor takes
+/// its sink away.
 enum LWSLog {
     static let pastTable = Atomic<Int>(0)
+    /// The `LLL_*` mask lws has, the union of every `install`.
+    static let level = Mutex<Int32>(0)
 
-    /// Installs the sink with `level` (an `LLL_*` mask).
-    static func install(level: Int32) {
-        lws_set_log_level(level, lwsLogLine)
+    /// Installs the sink with `level` (an `LLL_*` mask) added to the process's.
+    static func install(level wanted: Int32) {
+        level.withLock { current in
+            current |= wanted
+            lws_set_log_level(current, lwsLogLine)
+        }
     }
 
     /// The sink, for a context's own log context (`LWSContext.create`).
