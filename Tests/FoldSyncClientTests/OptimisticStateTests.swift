@@ -47,7 +47,10 @@ import Testing
             let seen = changes.changes.count
             let rev = try await board.toggle("s1")
             #expect(rev == round)
-            #expect(await until { board.rev == round })
+            // The recorder hears the board's changes through a task of its
+            // own: it has them all once it has the confirmation of this
+            // round's rev (else the next round's slice would begin with this one's).
+            #expect(await until { board.rev == round && changes.changes.contains { !$0.local && $0.rev == round } })
             let flags = changes.changes[seen...].map { Self.expanded($0.state, "s1") }
             #expect(!flags.isEmpty && flags.allSatisfy { $0 == !(before ?? false) }, "round \(round): \(flags)")
         }
