@@ -13,11 +13,12 @@ import Testing
     /// batches holding it that the store refused first because another node
     /// had moved the board (`foldsync_request_refusals`). A node that gets
     /// its turn after a refusal commits on its first retry, so no request
-    /// sees more than a few refusals (before the fix, a node lost batch after
-    /// batch while another won: requests refused a dozen times and more).
-    /// The count is the daemon's own, so a writer thread of this test that
-    /// the machine runs late (its node then has nothing waiting and rightly
-    /// loses no turn) does not change it, as it changed the order of acks.
+    /// sees more than a few refusals (without the kept row lock, a node loses
+    /// batch after batch while another wins: 6-10% of requests are refused
+    /// more than 4 times). The count is the daemon's own, so a writer thread
+    /// of this test that the machine runs late (its node then has nothing
+    /// waiting and rightly loses no turn) does not change it, as it would
+    /// the order of acks.
     @Test func threeNodesOnOneBoardTakeTurns() throws {
         let uri = try PostgresServer.shared().createDatabase()
         let nodes = try (0..<3).map { _ in try DaemonProcess(["--store", uri, "--max-actions-per-second", "100000", "--action-burst", "100000"]) }
